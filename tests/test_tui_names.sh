@@ -15,8 +15,9 @@
 #     bytes a pool name holds, is refused with a message.
 #   - The Cluster table keeps its columns with wide (CJK, 2 cells each) and
 #     multi-byte names: the GPU column starts in the same terminal cell on
-#     every row, a name too long for its 8 cells ends in "~" on a whole
-#     character, and the WHERE column is cut the same way.
+#     every row, a name too long for its cells (8, more where the row has
+#     room) is cut head~tail on whole characters, and the WHERE column
+#     ends in "~" on a whole character.
 #   - `c` names a long UTF-8 pool's copy from its name cut on a character.
 #   - The header cuts a long UTF-8 file name on a character.
 #   - A footer message in wide characters is cut in cells and shows.
@@ -69,10 +70,12 @@ starts=$(sed -n '3,6p' "$tmp/cl.txt" | cells_before ' (GPU |H100-SXM|A100-SXM4-8
 # FABRIC, after NODES and GPU/N, starts in one cell too.
 fab=$(sed -n '3,6p' "$tmp/cl.txt" | cells_before ' (FABRIC|NVS\+)' | sort -u)
 [ "$(echo "$fab" | wc -l)" = 1 ] && ok || bad "FABRIC column not aligned (cells $fab)"
-# 8 cells: 東京東 is 6, then "~" and a space (the 4th wide character would
-# need 2 more cells than the 8 allow).
-grep -q '^ 東京東~  H100-SXM ' "$tmp/cl.txt" && ok || bad "wide name not cut to 8 cells: $(sed -n 4p "$tmp/cl.txt")"
-grep -q "^ x\"y'z    A100" "$tmp/cl.txt" && ok || bad "quoted name: $(sed -n 5p "$tmp/cl.txt")"
+# The POOL column at 100 columns: 10 cells (8, and the 2 the row has to
+# spare: GPU 16, WHERE 20, 96 of the 98). The 12-cell name is cut as plan
+# labels cut it, head~tail on whole characters: 東京東 (6), "~", 京 (2),
+# and a cell of padding.
+grep -q '^ 東京東~京  H100-SXM ' "$tmp/cl.txt" && ok || bad "wide name not cut to 10 cells: $(sed -n 4p "$tmp/cl.txt")"
+grep -q "^ x\"y'z      A100" "$tmp/cl.txt" && ok || bad "quoted name: $(sed -n 5p "$tmp/cl.txt")"
 # WHERE is 20 cells at 100 columns: 日本クラウド (12) + "/ap-" (4) + 東 (2) + "~".
 grep -q ' 日本クラウド/ap-東~ ' "$tmp/cl.txt" && ok || bad "WHERE not cut on a character: $(sed -n 4p "$tmp/cl.txt")"
 

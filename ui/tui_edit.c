@@ -17,6 +17,7 @@
 #include "table.h"
 #include "comm.h"
 #include "common.h"
+#include "plan_label.h"
 
 #include <assert.h>
 #include <limits.h>
@@ -501,11 +502,33 @@ static int parse_int0(const char *s, int *v)
 	return hp_parse_int(s, v);
 }
 
+/* s is written as a decimal number may be ("12", "-3", "1.5e3"): strtod
+ * also takes hex ("0x10" was a price of 16), "inf" and leading spaces. */
+static int is_decimal(const char *s)
+{
+	return *s && strspn(s, "0123456789.eE+-") == strlen(s);
+}
+
 static int parse_num(const char *s, double *v)
 {
 	char *end;
+	if (!is_decimal(s))
+		return -1;
 	*v = strtod(s, &end);
 	return end == s || *end || !isfinite(*v) || *v < 0 ? -1 : 0;
+}
+
+/* dv within f's setting's range, which a saved workspace is loaded with;
+ * else a message naming it. A field with rules of its own checks this too:
+ * a price of 1000001 and an oversubscription of 1e300 were taken and
+ * saved, and the file then refused (exit 3). Returns 0 or -1. */
+static int num_in_range(struct tui *t, const struct field *f, double dv, const char *s)
+{
+	if (!f->d || (dv >= f->d->min && dv <= f->d->max))
+		return 0;
+	tui_message(t, 1, "%s: expected a number from %g to %g, got '%s'", f->label, f->d->min,
+		    f->d->max, s);
+	return -1;
 }
 
 /* Store a parsed value: the fields with rules of their own, then any
@@ -579,6 +602,8 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 			p->price_source[0] = 0;
 			return 0;
 		}
+		if (num_in_range(t, f, dv, s) < 0)
+			return -1;
 		p->usd_per_node_h = dv;
 		p->price_set = 1;
 		snprintf(p->price_source, sizeof p->price_source, "entered in the TUI");
@@ -588,6 +613,8 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 			tui_message(t, 1, "Oversubscription: 1 or more (1 = non-blocking)");
 			return -1;
 		}
+		if (num_in_range(t, f, dv, s) < 0)
+			return -1;
 		c->oversub = dv;
 		return 0;
 	case WF_TOP:
@@ -698,6 +725,24 @@ static int cluster_guard(struct tui *t, const struct cluster *before)
 	return 0;
 }
 
+/* 1 when p's site is the one its provider and region make (the pool key
+ * site's default, pool_apply_defaults: "aws/us-east-1"), or none: a site
+ * the user never gave, which follows an edit of either. */
+static int site_derived(const struct pool *p)
+{
+	struct pool q = *p;
+	q.site[0] = 0;
+	pool_apply_defaults(&q);
+	return !*p->site || !strcmp(p->site, q.site);
+}
+
+/* f is the pool's Provider or Region. */
+static int is_where_field(const struct field *f)
+{
+	return f->tbl == &pool_fields && f->key &&
+	       (!strcmp(f->key, "provider") || !strcmp(f->key, "region"));
+}
+
 /* Apply text to field f. Returns 0, or -1 with a message. */
 static int field_set(struct tui *t, const struct field *f, const char *s)
 {
@@ -715,7 +760,7 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 		char *end;
 		double v = strtod(s, &end);
 		if (f->kind == F_NUM && f->d && f->d->kind == FK_NUM && end != s && !*end &&
-		    isfinite(v))
+		    isfinite(v) && is_decimal(s))
 			tui_message(t, 1, "%s: expected a number from %g to %g, got '%s'", f->label,
 				    f->d->min, f->d->max, s);
 		else if (f->d && f->d->kind == FK_INT && *s && strspn(s, "0123456789") == strlen(s) &&
@@ -735,7 +780,16 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 		before = xmalloc(sizeof *before);
 		memcpy(before, &t->ws.cluster, sizeof *before);
 	}
+	/* A site that came from the provider and region moves with them, as
+	 * a workspace saved and opened again would have it: pools moved to
+	 * two clouds are joined by the WAN, not a spine (before, the site
+	 * stayed as the pool was made, "" or the old place). */
+	int follows = p && is_where_field(f) && site_derived(p);
 	int rc = field_set_special(t, f, s, iv, dv);
+	if (rc == 0 && follows) {
+		p->site[0] = 0;
+		pool_apply_defaults(p);
+	}
 	if (rc == 0 && before && !cluster_guard(t, before))
 		rc = -1;
 	else if (rc == 0)
@@ -1014,8 +1068,18 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 	int y = y0;
 	/* 78 columns: the fabric is scale-up plus NICs, "NVS+8x400G". */
 	int gw = tw >= 100 ? 16 : 14, ww = tw >= 100 ? 20 : 12;
+	/* POOL: 8 columns, more where the row has room, up to the widest
+	 * name; a name cut as plan labels cut it (head~tail, pools told
+	 * apart: "h100-ea~" and "h100-ea~" were h100-east-aws and
+	 * h100-east-gcp, even at 200 columns). */
+	int nw = 8, widest = 0;
+	for (int i = 0; i < c->n_pools; i++)
+		widest = HP_MAX(widest, tui_width(c->pools[i].name));
+	nw = HP_MAX(8, HP_MIN(widest, 8 + (tw - 2) - (52 + 8 + gw + ww)));
+	char names[HP_MAX_POOLS][PLAN_POOL_NAME_MAX];
+	plan_pool_names_cols(c, nw, names);
 	char hdr[200];
-	snprintf(hdr, sizeof hdr, "%-8s %-*s %5s %5s %-11s %-*s %8s %-8s", "POOL", gw, "GPU",
+	snprintf(hdr, sizeof hdr, "%-*s %-*s %5s %5s %-11s %-*s %8s %-8s", nw, "POOL", gw, "GPU",
 		 "NODES", "GPU/N", "FABRIC", ww, "WHERE", "$/H", "AVAIL");
 	tui_put(y++, 1, tw - 2, tui_attr(t, C_TITLE), hdr);
 	tui_list_fix(&t->lpools, c->n_pools, rows_avail);
@@ -1024,7 +1088,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		const struct pool *p = &c->pools[i];
 		static const char *const intra_short[] = { "NVS", "NVL", "PCIe" };
 		char nics[32], price[24], avail[24], where[160], line[512];
-		char name_c[64], gpu_c[96], where_c[128];
+		char name_c[96], gpu_c[96], where_c[128];
 		snprintf(nics, sizeof nics, "%s+%dx%.0fG", intra_short[p->intra % 3], p->nics,
 			 p->nic_gbps);
 		/* The pool's dollars an hour in table_usd's words, as the
@@ -1044,7 +1108,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		/* Names are the user's: cut in terminal cells on a whole
 		 * character ("~"), so wide or multi-byte ones keep the
 		 * columns aligned. */
-		tui_cell(name_c, sizeof name_c, p->name, 8);
+		tui_cell(name_c, sizeof name_c, names[i], nw);
 		tui_cell(gpu_c, sizeof gpu_c, p->gpu.name, gw);
 		tui_cell(where_c, sizeof where_c, where, ww);
 		snprintf(line, sizeof line, "%s %s %5d %5d %-11.11s %s %8s %-8s", name_c, gpu_c,

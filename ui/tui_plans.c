@@ -900,10 +900,15 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 	int nw = detail_pool_names(c, names), lw = 12 + nw;   /* "G0 S0  " NAME " TP8" */
 	/* FREE: capacity less the total, the report's headroom column */
 	int bw = HP_MAX(10, w - 62 - (nw - 8));
-	/* the columns' own header, as the communication table has one */
+	/* the columns' own header, as the communication table has one, each
+	 * word over its values: STAGE over "G0 S0" (group and stage), POOL
+	 * over the name, TP over "TP8" (it read "GROUP STAGE POOL TP" with
+	 * POOL over the stage and TP over the name) */
+	char who[PLAN_POOL_NAME_MAX + 32];
+	snprintf(who, sizeof who, "STAGE  %-*s TP", nw, "POOL");
 	y = cv_y(cv);
 	tui_putf(y, 2, w - 2, tui_attr(t, C_TITLE), "%-*s %-*s %9s / %-9s %4s %9s", lw,
-		 "GROUP STAGE POOL TP", bw + 1, "MEMORY", "USED", "CAPACITY", "USE", "FREE");
+		 who, bw + 1, "MEMORY", "USED", "CAPACITY", "USE", "FREE");
 	cv->row++;
 	for (int i = 0; i < e->n_stages; i++, cv->row++) {
 		const struct perf_stage *s = &e->stages[i];
@@ -1122,15 +1127,28 @@ static void detail_title(struct tui *t, struct canvas *cv, const struct detail_s
 		return;
 	}
 	tui_plan_label(t, d->id, lab, sizeof lab);
-	int x = tui_put(y, 1, w - 2, tui_attr(t, C_TITLE), lab) + 2;
-	if (sp->pareto)
-		x += tui_putf(y, x, w - x, tui_attr(t, C_PARETO), "%s Pareto  ", tui_glyph(t, G_PARETO));
 	/* in `hetplan plan`'s words, with its number: "within-gap" alone
 	 * did not say how far from the bound */
+	char opt[64], par[32];
 	if (sp->optimality == OPTIMAL_GAP)
-		tui_putf(y, x, w - x, tui_attr(t, C_DIM), "optimality gap %.1f%%", 100 * sp->gap);
+		snprintf(opt, sizeof opt, "optimality gap %.1f%%", 100 * sp->gap);
 	else
-		tui_putf(y, x, w - x, tui_attr(t, C_DIM), "%s", search_optimality_name(sp->optimality));
+		snprintf(opt, sizeof opt, "%s", search_optimality_name(sp->optimality));
+	snprintf(par, sizeof par, "%s Pareto  ", tui_glyph(t, G_PARETO));
+	int x;
+	if (tui_width(lab) + 2 + (sp->pareto ? tui_width(par) : 0) + tui_width(opt) > w - 2) {
+		/* a long label wraps at its spaces and the marks go under it:
+		 * cut at the screen's edge, "... tp8 pp5 58/57 micro-batches"
+		 * read "... tp8 pp5 5", its Pareto mark and gap gone */
+		cv_wrapped(cv, 1, w - 2, tui_attr(t, C_TITLE), lab);
+		y = cv_y(cv);
+		x = 2;
+	} else {
+		x = tui_put(y, 1, w - 2, tui_attr(t, C_TITLE), lab) + 2;
+	}
+	if (sp->pareto)
+		x += tui_put(y, x, w - x, tui_attr(t, C_PARETO), par);
+	tui_put(y, x, w - x, tui_attr(t, C_DIM), opt);
 	cv->row++;
 }
 
