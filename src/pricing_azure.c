@@ -93,8 +93,8 @@ int pricing_parse_azure_page(struct price_book *pb, int src, const char *text,
 		struct price_offer o = { 0 };
 		o.source = src;
 		hp_strlcpy(o.provider, "azure", sizeof o.provider);
-		hp_strlcpy(o.instance, sku, sizeof o.instance);
-		hp_strlcpy(o.region, jstr(it, "armRegionName"), sizeof o.region);
+		pricing_copy(o.instance, sku, sizeof o.instance);
+		pricing_copy(o.region, jstr(it, "armRegionName"), sizeof o.region);
 		pricing_emit(pb, cat, &o, 0, spot ? -1 : p, spot ? p : -1);
 	}
 	rc = 0;
