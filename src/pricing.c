@@ -208,7 +208,9 @@ void pricing_warn(struct price_book *pb, const char *msg)
 	size_t l = strlen(pb->warnings);
 	if (l + 3 >= sizeof pb->warnings)
 		return;
-	snprintf(pb->warnings + l, sizeof pb->warnings - l, "%s%s", l ? "\n" : "", msg);
+	/* a message too long for what is left ends on a whole UTF-8 character */
+	snprintf(pb->warnings + l, sizeof pb->warnings - l, "%s%.*s", l ? "\n" : "",
+		 PRICING_CUT(msg, sizeof pb->warnings - l - 2));
 }
 
 /* A GPU name in the feed's specs, then the catalog. */

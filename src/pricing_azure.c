@@ -189,7 +189,8 @@ static int azure_fetch(struct price_fetch *f, char **body, size_t *len, struct h
 				page_size = count;
 			if (https && strncmp(next, "https:", 6)) {
 				hp_err_set(err, HP_EXIT_FAIL,
-					   "azure page %d: NextPageLink leaves https (%.200s)", page, next);
+					   "azure page %d: NextPageLink leaves https (%.*s)",
+					   page, PRICING_CUT(next, 200));
 				goto out;
 			}
 			free(url);
@@ -223,7 +224,8 @@ out:
 	if (rc < 0 && *note) {
 		char tmp[sizeof err->msg];
 		snprintf(tmp, sizeof tmp, "%s", err->msg);
-		hp_err_set(err, HP_EXIT_FAIL, "%.300s (after: %.200s)", tmp, note);
+		hp_err_set(err, HP_EXIT_FAIL, "%.*s (after: %.*s)", PRICING_CUT(tmp, 300),
+			   PRICING_CUT(note, 200));
 	}
 	free(url);
 	pricing_free(&t);

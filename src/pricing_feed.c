@@ -58,7 +58,7 @@ static int feed_offer(struct price_book *pb, int src, const cJSON *it, const cha
 	const struct gpu_spec *g = pricing_lookup_gpu(pb, cat, gpu);
 	if (!g) {
 		char w[200];
-		snprintf(w, sizeof w, "%.120s: %s.gpu", what, path);
+		snprintf(w, sizeof w, "%.*s: %s.gpu", PRICING_CUT(what, 120), path);
 		if (cat)
 			return catalog_gpu_unknown(cat, gpu, w, err);
 		return hp_err_set(err, HP_EXIT_INPUT, "%s: unknown GPU '%s'", w, gpu);
