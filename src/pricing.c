@@ -91,6 +91,14 @@ void pricing_lower(char *s)
 			*s = (char)(*s - 'A' + 'a');
 }
 
+size_t pricing_copy(char *dst, const char *src, size_t n)
+{
+	size_t k = utf8_cut(src, n - 1);
+	memcpy(dst, src, k);
+	dst[k] = '\0';
+	return strlen(src);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Numbers: the C locale whatever the program's locale is (the TUI sets the
  * user's), without touching other threads. */
@@ -154,8 +162,8 @@ int pricing_add_source(struct price_book *pb, const char *name, const char *url,
 		return -1;   /* full: never hand out another source's slot */
 	struct price_source_info *s = &pb->src[pb->n_src];
 	memset(s, 0, sizeof *s);
-	hp_strlcpy(s->name, name, sizeof s->name);
-	hp_strlcpy(s->url, url ? url : "", sizeof s->url);
+	pricing_copy(s->name, name, sizeof s->name);
+	pricing_copy(s->url, url ? url : "", sizeof s->url);
 	s->origin = origin;
 	s->fetched_at = s->checked_at = fetched_at;
 	return pb->n_src++;
@@ -200,7 +208,9 @@ void pricing_warn(struct price_book *pb, const char *msg)
 	size_t l = strlen(pb->warnings);
 	if (l + 3 >= sizeof pb->warnings)
 		return;
-	snprintf(pb->warnings + l, sizeof pb->warnings - l, "%s%s", l ? "\n" : "", msg);
+	/* a message too long for what is left ends on a whole UTF-8 character */
+	snprintf(pb->warnings + l, sizeof pb->warnings - l, "%s%.*s", l ? "\n" : "",
+		 PRICING_CUT(msg, sizeof pb->warnings - l - 2));
 }
 
 /* A GPU name in the feed's specs, then the catalog. */
@@ -278,7 +288,7 @@ int pricing_resolve_gpu(const struct price_book *pb, const struct catalog *cat,
 	const struct gpu_spec *g = pricing_lookup_gpu(pb, cat, name);
 	if (!g)
 		return -1;
-	hp_strlcpy(o->gpu, g->name, sizeof o->gpu);
+	pricing_copy(o->gpu, g->name, sizeof o->gpu);
 	return 0;
 }
 
@@ -537,14 +547,19 @@ int pricing_apply(const struct price_book *pb, struct cluster *c)
 		/* a pool of a machine type the book has no offer of is priced
 		 * from the nearest offer (same GPU, node size first) and says
 		 * so before the ';' (report_price_parts splits there) */
+		/* each field cut on a whole UTF-8 character: a feed's region of
+		 * "eu-" + nine U+20AC cut at byte 16 ended inside a euro sign,
+		 * and plan printed the broken pair on its price line */
 		char fb[64] = "";
 		if (fell_back)
-			snprintf(fb, sizeof fb, " (fallback: no %.31s offer)", machine);
+			snprintf(fb, sizeof fb, " (fallback: no %.*s offer)",
+				 PRICING_CUT(machine, 31));
+		const char *sn = s && s->origin != PRICE_EMBEDDED ? s->name : "";
 		snprintf(p->price_source, sizeof p->price_source,
-			 "%.10s %.28s %.16s %s%s; %.24s%s%.20s", o->provider,
-			 *o->instance ? o->instance : "-", o->region, o->spot ? "spot" : "on-demand",
-			 fb, s && s->origin != PRICE_EMBEDDED ? s->name : "",
-			 s && s->origin != PRICE_EMBEDDED ? " " : "", age);
+			 "%.*s %.*s %.*s %s%s; %.*s%s%.*s", PRICING_CUT(o->provider, 10),
+			 PRICING_CUT(*o->instance ? o->instance : "-", 28),
+			 PRICING_CUT(o->region, 16), o->spot ? "spot" : "on-demand", fb,
+			 PRICING_CUT(sn, 24), *sn ? " " : "", PRICING_CUT(age, 20));
 		(void)now;
 		priced++;
 	}

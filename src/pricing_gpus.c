@@ -109,7 +109,7 @@ static int load_specs(struct price_book *pb, const char *path, const struct cata
 		return r;
 	int src = pricing_add_source(pb, e.source, e.url, PRICE_CACHE, e.fetched_at);
 	char what[700];
-	snprintf(what, sizeof what, "%.160s (cache %.500s)", e.source, path);
+	snprintf(what, sizeof what, "%.*s (cache %.*s)", PRICING_CUT(e.source, 160), PRICING_CUT(path, 500));
 	r = src < 0 ? hp_err_set(err, HP_EXIT_INPUT, "%s: too many cached sources", path)
 		    : pricing_cache_parse(pb, src, &e, cat, what, err);
 	if (r == 0 && info) {
@@ -174,8 +174,11 @@ static void user_gpus(struct catalog *uc)
 static void note(char *warn, size_t wn, const char *msg)
 {
 	size_t l = warn && wn ? strlen(warn) : wn;
-	if (l + 3 < wn)
-		snprintf(warn + l, wn - l, "%signoring a cache file: %s", l ? "\n" : "", msg);
+	/* "\n", the 23-byte lead and the NUL: the message gets the rest, cut
+	 * on a whole UTF-8 character */
+	if (l + 26 < wn)
+		snprintf(warn + l, wn - l, "%signoring a cache file: %.*s", l ? "\n" : "",
+			 PRICING_CUT(msg, wn - l - 26));
 }
 
 int pricing_catalog_extend(struct catalog *cat, const struct price_config *cfg, char *warn,

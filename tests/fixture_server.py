@@ -15,6 +15,8 @@ Routes in mode ok:
   /x1000.json             tests/data/prices/feed_x1000.json (a feed that
                           declares a new GPU, X1000)
   /gpus.json              tests/data/prices/gpus.json   (a GPU catalog file)
+  /utf8-long.json         tests/data/prices/feed_utf8_long.json (a region
+                          of 33 bytes, "eu-" + ten U+20AC: refused)
   /azure/prices           Azure Retail Prices pages built from the
                           documented schema, 3 items a page, $skip paging
 Modes: 404 500 429:N 429once:N trickle big bigstream truncated badcsv
@@ -222,8 +224,10 @@ class Handler(BaseHTTPRequestHandler):
         if p == "/prices.json":
             return self.serve_file(os.path.join(ROOT, "data", "prices", "feed.json"),
                                    "application/json")
-        if p in ("/x1000.json", "/gpus.json"):
-            name = "feed_x1000.json" if p == "/x1000.json" else "gpus.json"
+        files = {"/x1000.json": "feed_x1000.json", "/gpus.json": "gpus.json",
+                 "/utf8-long.json": "feed_utf8_long.json"}
+        if p in files:
+            name = files[p]
             return self.serve_file(os.path.join(ROOT, "data", "prices", name),
                                    "application/json")
         if p == "/azure/prices":

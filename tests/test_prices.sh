@@ -387,4 +387,44 @@ expect 0 "" --cache-dir "$T/c7" --gpu H100-SXM
 grep -q '^GPU             PROVIDER REGION           INSTANCE ' "$T/out" &&
 	ok || bad "ZONE in the cheapest-offer table: $(head -1 "$T/out")"
 
+# --- feed text longer than its field ends on a whole UTF-8 character -------
+# tests/data/fixtures/skypilot-v8-utf8lab-vms.constructed.csv: one row,
+# InstanceType "hgx-h" + 25 U+20AC (80 bytes), Region "eu-" + 12 U+20AC
+# (39 bytes), 8 x H100-SXM at 20.0 an hour. struct price_offer holds 63
+# bytes of an instance and 31 of a region: whole characters are 5 + 19 x 3
+# = 62 and 3 + 9 x 3 = 30 bytes. (The old binary cut at 63 and 31 bytes
+# and wrote the broken bytes of the last euro sign as '?'.)
+utf8ok() {   # utf8ok FILE WHAT: FILE is valid UTF-8
+	python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$1" 2>/dev/null &&
+		ok || bad "$2 is no UTF-8: $(od -c "$1" | grep -m3 '[23][0-7][0-7]')"
+}
+E=$(printf '\342\202\254')
+E7=$E$E$E$E$E$E$E E9=$E$E$E$E$E$E$E$E$E
+XDG_CACHE_HOME="$T/c8" expect 0 "fetched" --update --source skypilot:utf8lab
+XDG_CACHE_HOME="$T/c8" expect 0 "" --gpu H100-SXM --provider utf8lab --format csv
+has "H100-SXM,utf8lab,eu-$E9,,hgx-h$E9$E9$E,8,on-demand,2.5,20,skypilot:utf8lab," "$T/out"
+XDG_CACHE_HOME="$T/c8" expect 0 "" --gpu H100-SXM --all
+utf8ok "$T/out" "prices table"
+grep -q "^H100-SXM        utf8lab  eu-$E9$E9" "$T/out" && bad "region longer than 31 bytes" || ok
+# plan's price line (the report's cluster table) and estimate's "prices"
+# line: provider (10 bytes), instance (28), region (16), each cut on a
+# whole character: "hgx-h" + 7 U+20AC is 26 bytes (a 28-byte cut ended 2
+# bytes into the eighth), "eu-" + 4 is 15 (16 ended 1 byte into the
+# fifth). 2 nodes x 20.0 = 40 an hour.
+LINE="utf8lab hgx-h$E7 eu-$E$E$E$E on-demand"
+XDG_CACHE_HOME="$T/c8" timeout 120 "$H" plan --pool 2x8xH100-SXM -m llama3.1-8b --gbs 64 --top 1 \
+	-o "$T/plan.md" >/dev/null 2>"$T/planerr" || bad "plan on utf8lab prices: $(head -c 300 "$T/planerr")"
+utf8ok "$T/plan.md" "plan's report"
+grep -qF "| 20.000 | 2.500 | $LINE | skypilot:utf8lab " "$T/plan.md" &&
+	ok || bad "plan's price line: $(grep -m1 utf8lab "$T/plan.md")"
+XDG_CACHE_HOME="$T/c8" timeout 120 "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 \
+	--gbs 64 --recompute full >"$T/est" 2>&1 || bad "estimate on utf8lab prices: $(head -c 300 "$T/est")"
+utf8ok "$T/est" "estimate's text"
+grep -qF "h100-sxm \$20.000/node-h from $LINE; skypilot:utf8lab " "$T/est" &&
+	ok || bad "estimate's price line: $(grep -m1 utf8lab "$T/est")"
+# A json: feed's field longer than its field is refused, naming the feed
+# and the field: "eu-" + ten U+20AC is 33 bytes, a region holds 31.
+XDG_CACHE_HOME="$T/c8" expect 1 "json:$U/utf8-long.json: offers[0].region" --update --source "json:$U/utf8-long.json"
+utf8ok "$T/err" "the refusal"
+
 finish prices

@@ -96,13 +96,16 @@ static int show_progress(void *ud, const struct price_progress *p)
 	hp_fmt_bytes(a, sizeof a, p->now_bytes);
 	if (p->page)
 		snprintf(page, sizeof page, " page %d", p->page);
+	/* the source cut at 60 bytes on a whole UTF-8 character ("json:" and
+	 * a URL of euro signs ended inside one) */
+	int k = (int)utf8_cut(p->source, 60);
 	if (p->now_bytes <= 0 && p->total_bytes <= 0)
-		fprintf(stderr, "\r\033[K  %d/%d  %.60s%s", p->done, p->of, p->source, page);
+		fprintf(stderr, "\r\033[K  %d/%d  %.*s%s", p->done, p->of, k, p->source, page);
 	else if (p->total_bytes > 0)
-		fprintf(stderr, "\r\033[K  %d/%d  %.60s%s  %s of %s", p->done, p->of, p->source, page,
-			a, hp_fmt_bytes(b, sizeof b, p->total_bytes));
+		fprintf(stderr, "\r\033[K  %d/%d  %.*s%s  %s of %s", p->done, p->of, k, p->source,
+			page, a, hp_fmt_bytes(b, sizeof b, p->total_bytes));
 	else
-		fprintf(stderr, "\r\033[K  %d/%d  %.60s%s  %s", p->done, p->of, p->source, page, a);
+		fprintf(stderr, "\r\033[K  %d/%d  %.*s%s  %s", p->done, p->of, k, p->source, page, a);
 	fflush(stderr);
 	return 0;
 }

@@ -257,8 +257,11 @@ void view_prices_draw(struct tui *t, int y0, int h)
 		struct price_update u;
 		if (fetch_result(t->fetch, s->name, &u) && u.result == PRICE_FAILED)
 			snprintf(res, sizeof res, "failed: %.*s", TUI_CUT(u.msg, 140));
-		tui_putf(y++, 2, COLS - 4, 0, "%-16.16s %-8s %5d offers  %-40.40s %s", s->name,
-			 origin_name(s->origin), s->n_offers, age, res);
+		/* the name in 16 columns, cut on a whole UTF-8 character */
+		size_t k = utf8_cut_cols(s->name, 16);
+		tui_putf(y++, 2, COLS - 4, 0, "%.*s%*s %-8s %5d offers  %-40.40s %s", (int)k,
+			 s->name, 16 - utf8_cols_n(s->name, k), "", origin_name(s->origin),
+			 s->n_offers, age, res);
 	}
 	if (ns > src_rows)
 		tui_putf(y++, 2, COLS - 4, tui_attr(t, C_DIM), "and %d more sources", ns - src_rows);

@@ -1,5 +1,6 @@
 /* fuzz_feed.c — hetplan's JSON price feed (json:URL sources). */
 #include "fuzz.h"
+#include "fuzz_prices.h"
 #include "pricing.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -10,8 +11,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hp_err err = { 0 };
 	memset(&pb, 0, sizeof pb);
 	int src = pricing_add_source(&pb, "json:fuzz", "", PRICE_LIVE, 1);
-	if (pricing_parse_feed(&pb, src, s, size, fuzz_catalog(), "fuzz feed", &err) == 0)
+	if (pricing_parse_feed(&pb, src, s, size, fuzz_catalog(), "fuzz feed", &err) == 0) {
 		pricing_finish(&pb);
+		fuzz_book_utf8(&pb, fuzz_catalog());
+	}
 	pricing_free(&pb);
 	free(s);
 	return 0;

@@ -1,5 +1,6 @@
 /* fuzz_skypilot.c — a SkyPilot vms.csv catalog (price updates, cache). */
 #include "fuzz.h"
+#include "fuzz_prices.h"
 #include "pricing.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -11,8 +12,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&pb, 0, sizeof pb);
 	int src = pricing_add_source(&pb, "skypilot:aws", "", PRICE_LIVE, 1);
 	if (pricing_parse_skypilot(&pb, src, "aws", s, size, fuzz_catalog(), "fuzz.csv",
-				   &err) == 0)
+				   &err) == 0) {
 		pricing_finish(&pb);
+		fuzz_book_utf8(&pb, fuzz_catalog());
+	}
 	pricing_free(&pb);
 	free(s);
 	return 0;
