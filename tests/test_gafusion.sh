@@ -11,7 +11,8 @@
 #  C. a plan file's "grad_accum_fusion": false costs as the flag does;
 #  D. frameworks without the setting refuse it, naming the key;
 #  E. `hetplan launch` writes --no-gradient-accumulation-fusion when off
-#     and not when on or absent;
+#     and not when on or absent, and in another framework's format says
+#     that framework does not run the plan as planned;
 #  F. a bad value is a usage error naming the flag.
 set -u
 . tests/lib.sh
@@ -98,6 +99,16 @@ grep -q -- "--no-gradient-accumulation-fusion" "$T/l_on" && bad "launch on write
 $L >"$T/l_dflt" 2>/dev/null
 grep -q -- "--no-gradient-accumulation-fusion" "$T/l_dflt" && bad "launch default writes the flag" || ok
 grep -q -- "--micro-batch-size 1" "$T/l_off" && ok || bad "launch off wrote no Megatron arguments"
+
+# A plan that names no framework (any) launched in another framework's
+# format: the config is written with the note that its framework has no
+# such setting (runs_on.c rules_code_keys).
+for fmt in torchtitan deepspeed; do
+	"$H" launch --pool 1x8xA100-SXM-80GB -m llama3.1-8b --tp 1 --pp 1 --dp 8 --mbs 1 --gbs 8 \
+		--zero 3 --grad-accum-fusion off --format $fmt >/dev/null 2>"$T/l_$fmt"
+	grep -q "does not run this plan as planned: grad_accum_fusion off" "$T/l_$fmt" && ok ||
+		bad "launch --format $fmt: no note on grad_accum_fusion off: $(head -c 300 "$T/l_$fmt")"
+done
 
 # F. Hostile values.
 expect 2 "grad-accum-fusion" "$H" estimate $BASE --grad-accum-fusion maybe
