@@ -642,6 +642,10 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 		ARG("--bf16");
 	if (plan_grad_fp32(p))
 		ARG("--accumulate-allreduce-grads-in-fp32");
+	/* the separate main_grad add hetplan costed (plan key
+	 * grad_accum_fusion off; arguments.py @d98e8a64 L2944-2948) */
+	if (!plan_grad_accum_fusion(p))
+		ARG("--no-gradient-accumulation-fusion");
 	if (p->precision == HP_FP8) {
 		ARG("--fp8-format hybrid");
 		ARG("--transformer-impl transformer_engine");

@@ -753,7 +753,8 @@ static void key0_init(struct stage_ctx *x)
 	key->tp_overlap = (p->tp_overlap + 1) | p->tp_host_sync << 4;   /* tp_host_sync too */
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;
-	key->grad_fp32 = p->grad_fp32;
+	/* with grad_accum_fusion (-1 to 1) above it */
+	key->grad_fp32 = (p->grad_fp32 + 1) | (p->grad_accum_fusion + 1) << 4;
 	key->dp = x->dp;
 	key->other_pool = x->other_pool;
 	key->s = x->s;

@@ -1433,6 +1433,42 @@ static void stage_ends(struct stage_ctx *x, double bwh, struct stage_sums *t)
 	}
 }
 
+/* Bytes a GEMM weight moves per micro-batch in Megatron's separate
+ * gradient accumulation (plan key grad_accum_fusion off): the wgrad GEMM
+ * writes param.grad in the training dtype, and the DDP hook runs
+ * param.main_grad.add_(param.grad.data) (megatron/core/distributed/
+ * distributed_data_parallel.py @d98e8a64 L578): read the gradient (2 B,
+ * 4 B in an fp32 or tf32 run), read and write main_grad (4 + 4 B, or
+ * 2 + 2 B where the grad buffer is 16-bit: grad_reduce_fp32 off). A bf16
+ * run with fp32 main grads: 2 + 4 + 4 = 10 B. Fused (the default), the
+ * GEMM's epilogue accumulates into main_grad (fused_weight_gradient_mlp_cuda
+ * wgrad_gemm_accum_fp32, tensor_parallel/layers.py L720-725) under the
+ * GEMM's own time: 0. */
+static double unfused_accum_bytes(const struct plan *p)
+{
+	if (plan_grad_accum_fusion(p))
+		return 0;
+	double g = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
+	double mg = plan_grad_fp32(p) ? 4 : 2;
+	return g + 2 * mg;
+}
+
+/* The separate accumulation's time per micro-batch, memory-bound over
+ * the stage's GEMM weights: its layers' (dense and expert) and, on the
+ * last stage, the output layer's (a ColumnParallelLinear, fused too);
+ * the embedding's gradient takes the add either way. Charged to the
+ * backward, whose stream runs the hook. */
+static double unfused_accum_time(const struct stage_ctx *x, double layer_params, double bwh)
+{
+	double b = unfused_accum_bytes(x->p);
+	if (b == 0)
+		return 0;
+	double n = layer_params;
+	if (x->last && x->pc->output)
+		n += x->pc->output / x->tp;
+	return n * b / bwh;
+}
+
 /* The stage's layers, costed once per layer kind (dense, MoE), plus the
  * embedding on the first stage and the output layer and loss on the last. */
 void perf_stage_compute(struct stage_ctx *x)
@@ -1534,6 +1570,7 @@ void perf_stage_compute(struct stage_ctx *x)
 	double bwh = g->hbm_Bps * k->gen[g->gen].hbm;
 	struct stage_sums t = { fwd, bwd, params, unit };
 	stage_ends(x, bwh, &t);
+	t.bwd += unfused_accum_time(x, params + eparams, bwh);
 	x->fwd = t.fwd;
 	x->bwd = t.bwd;
 	x->rc = rc;

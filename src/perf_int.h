@@ -99,7 +99,8 @@ struct perf_group {
 struct stage_key {
 	int mbs, precision, recompute, zero, schedule, vpp, cp, ep, sp, flash, loss, master;
 	int framework, tp_overlap, grad_overlap, param_overlap;
-	int grad_fp32;                /* the plan's setting (-1: the framework's) */
+	int grad_fp32;                /* the plan's setting + 1 (0: the framework's),
+				       * and grad_accum_fusion + 1 above bit 4 */
 	int ep_tail;                  /* with EP > 1 and PP > 1, pp - index: the EP
 				       * overlap's in-line passes depend on the
 				       * rank (perf_comm.c ep_overlap_exposed);

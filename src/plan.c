@@ -29,6 +29,7 @@ void plan_init(struct plan *p)
 	p->fp8_params = p->ep_overlap = p->moe_dispatch = p->moe_grouped_gemm = -1;
 	p->opt_impl = -1;
 	p->compile = -1;
+	p->grad_accum_fusion = -1;
 }
 
 /* Async TP at TP > 1 on torchtitan runs compiled: torchtitan refuses it
@@ -274,6 +275,18 @@ int plan_moe_grouped_gemm(const struct plan *p)
 	return !framework_get(p->framework)->moe_sequential_mlp;
 }
 
+int plan_grad_accum_fusion_applies(enum hp_framework fw)
+{
+	return fw == FW_ANY || fw == FW_MEGATRON_CORE || fw == FW_MEGATRON_LM;
+}
+
+int plan_grad_accum_fusion(const struct plan *p)
+{
+	if (p->grad_accum_fusion >= 0 && plan_grad_accum_fusion_applies(p->framework))
+		return p->grad_accum_fusion;
+	return 1;
+}
+
 int plan_ep_overlap(const struct plan *p)
 {
 	return p->ep_overlap >= 0 ? p->ep_overlap : framework_get(p->framework)->ep_overlap;
@@ -507,6 +520,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    plan_ep_overlap(a) != plan_ep_overlap(b) ||
 	    dispatch_asked(a) != dispatch_asked(b) ||
 	    plan_moe_grouped_gemm(a) != plan_moe_grouped_gemm(b) ||
+	    plan_grad_accum_fusion(a) != plan_grad_accum_fusion(b) ||
 	    plan_opt_impl(a) != plan_opt_impl(b) || plan_compile(a) != plan_compile(b) ||
 	    a->tp_host_sync != b->tp_host_sync || a->recompute_layers != b->recompute_layers)
 		return 0;
@@ -671,6 +685,12 @@ static int eff_moe_grouped_gemm(const void *p) { return plan_moe_grouped_gemm(p)
 static int has_moe_grouped_gemm(const void *p)
 {
 	return ((const struct plan *)p)->moe_grouped_gemm >= 0;
+}
+
+static int eff_grad_accum_fusion(const void *p) { return plan_grad_accum_fusion(p); }
+static int has_grad_accum_fusion(const void *p)
+{
+	return ((const struct plan *)p)->grad_accum_fusion >= 0;
 }
 
 static int eff_compile(const void *p) { return plan_compile(p); }
@@ -899,6 +919,27 @@ static const struct hp_field plan_field_list[] = {
 		 "(docs/moe-seq.md). Megatron-LM's own default is off; NVIDIA's MoE recipes turn "
 		 "it on. Only for mixture-of-experts models. Default: the framework's (on for "
 		 "every framework, the shape hetplan has always costed)." },
+	{ .key = "grad_accum_fusion", .flag = "grad-accum-fusion", .kind = FK_BOOL,
+	  .off = PF(grad_accum_fusion), .names = on_off, .effective = eff_grad_accum_fusion,
+	  .present = has_grad_accum_fusion,
+	  .help = "weight-gradient GEMMs accumulate into the fp32 main_grad (Megatron's "
+		  "gradient accumulation fusion), off: `--no-gradient-accumulation-fusion`; "
+		  "absent: on",
+	  .doc = "Megatron's gradient accumulation fusion: each linear layer's weight-gradient "
+		 "GEMM adds its result into the parameter's `main_grad` buffer itself (apex "
+		 "`fused_weight_gradient_mlp_cuda` or Transformer Engine). Off "
+		 "(`--no-gradient-accumulation-fusion`, as runs without apex's extension take "
+		 "it), the GEMM writes the gradient in the training dtype and a separate kernel "
+		 "adds it into `main_grad` (`param.main_grad.add_(param.grad.data)`, "
+		 "megatron/core/distributed/distributed_data_parallel.py @d98e8a64 L578) on "
+		 "every micro-batch: it reads the gradient (2 bytes a parameter, 4 in an fp32 "
+		 "run) and reads and writes `main_grad` (4 + 4 bytes, 2 + 2 with "
+		 "`grad_reduce_fp32` off), 10 bytes a GEMM weight a micro-batch in a bf16 run, "
+		 "charged over the HBM bandwidth to the backward. Only for megatron-core and "
+		 "megatron-lm (and any): the other frameworks have no such flag, and the key is "
+		 "an error there. Default on, Megatron's own. `hetplan launch` writes "
+		 "`--no-gradient-accumulation-fusion` when off. The planner does not search it "
+		 "(on is never slower)." },
 	{ .key = "optimizer_impl", .flag = "optimizer-impl", .kind = FK_ENUM, .off = PF(opt_impl),
 	  .enm = &opt_impl_enum, .effective = eff_opt_impl, .present = has_opt_impl,
 	  .also = "the HF Trainer's `adamw_torch_fused`, `adamw_apex_fused`, `adamw_torch` or "
@@ -1448,6 +1489,12 @@ int plan_validate_framework_keys(const struct plan *p, const char *ctx, struct h
 				  "%s: compile on needs framework torchtitan (torch.compile over "
 				  "each block, training.compile); %s runs its own fused kernels",
 				  ctx, framework_name(p->framework));
+	if (p->grad_accum_fusion >= 0 && !plan_grad_accum_fusion_applies(p->framework))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: grad_accum_fusion needs framework megatron-core or "
+				  "megatron-lm (Megatron's --no-gradient-accumulation-fusion); %s "
+				  "has no such setting: remove the key", ctx,
+				  framework_name(p->framework));
 	if (p->opt_impl >= 0 && framework_get(p->framework)->opt_impl_only &&
 	    plan_opt_impl(p) != (enum hp_opt_impl)framework_get(p->framework)->opt_impl)
 		return hp_err_set(err, HP_EXIT_INPUT,

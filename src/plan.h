@@ -9,7 +9,7 @@
  *
  * JSON (the `estimate --plan` schema, also printed by the planner):
  *   {"mbs","gbs","precision","recompute","loss","zero","master","schedule","cp","ep","etp",
- *    "moe_dispatch","moe_grouped_gemm","pp_layout",
+ *    "moe_dispatch","moe_grouped_gemm","grad_accum_fusion","pp_layout",
  *    "replicas":[{"count","batch_share",
  *                 "stages":[{"pool","tp","first_layer","last_layer"}]}]}
  * layers are 0-based and inclusive; "count" is optional (default 1). */
@@ -135,6 +135,12 @@ struct plan {
 			       * --moe-grouped-gemm, TEGroupedMLP) or, off, as a
 			       * loop of one MLP per local expert (SequentialMLP);
 			       * read it through plan_moe_grouped_gemm() */
+	int grad_accum_fusion; /* -1 the framework's default, 0 off, 1 on: the
+			       * weight-gradient GEMM accumulates into the main_grad
+			       * buffer itself (Megatron's gradient accumulation
+			       * fusion); off (--no-gradient-accumulation-fusion) a
+			       * separate add per micro-batch. Megatron rows only;
+			       * read it through plan_grad_accum_fusion() */
 	int opt_impl;         /* -1 the framework's default, else an enum
 			       * hp_opt_impl (framework.h): how the optimizer's
 			       * Adam runs over the tensors (fused, foreach,
@@ -340,6 +346,17 @@ int plan_moe_dispatch_parse(const char *s, enum hp_moe_dispatch *d);
  * moe_grouped_gemm key, or absent, its framework's (framework.h
  * moe_sequential_mlp: off where set, else on). */
 int plan_moe_grouped_gemm(const struct plan *p);
+
+/* Whether the weight-gradient GEMMs accumulate into Megatron's main_grad
+ * themselves: the plan's grad_accum_fusion key, or absent, on (Megatron-LM
+ * and Megatron-Core default to it: arguments.py @d98e8a64 L2944-2948,
+ * --no-gradient-accumulation-fusion store_false). Also on for the frameworks
+ * where the key has no meaning (no separate add is charged there);
+ * plan_validate_framework_keys refuses the key on them. */
+int plan_grad_accum_fusion(const struct plan *p);
+/* Whether framework fw has Megatron's gradient accumulation fusion to turn
+ * off (megatron-core, megatron-lm, and any, estimated as megatron-core). */
+int plan_grad_accum_fusion_applies(enum hp_framework fw);
 
 /* The optimizer implementation the plan is costed with: its
  * optimizer_impl key, or absent, its framework row's (framework.h

@@ -460,6 +460,12 @@ static void rules_code_keys(struct verdict *v, const struct plan *p)
 	if (p->compile == 1)
 		deny(v, RUNS_ON_ALL & ~TITAN,
 		     "compile on (torch.compile over each block is torchtitan's training.compile)");
+	/* Megatron's --no-gradient-accumulation-fusion; the others have no
+	 * such setting (plan_grad_accum_fusion_applies) */
+	if (p->grad_accum_fusion >= 0)
+		deny(v, RUNS_ON_ALL & ~(MCORE | MLM),
+		     "grad_accum_fusion %s (Megatron's gradient accumulation fusion setting)",
+		     p->grad_accum_fusion ? "on" : "off");
 	if (p->opt_impl < 0)
 		return;
 	for (int f = 1; f < FW_ROWS; f++) {

@@ -1156,6 +1156,15 @@ def args_of(r, mfile):
     # main gradients.
     if tag(r["notes"], "GRADS") == "bf16":
         ovf += ["--grad-reduce-fp32", "off"]
+    # GAFUSION:off: the source's launch script passes
+    # --no-gradient-accumulation-fusion (plan key grad_accum_fusion: a
+    # separate main_grad add per micro-batch). Megatron presets only (the
+    # key is refused elsewhere). BLALI-01..07 (alibaba/Megatron-LLaMA
+    # examples/LLaMA/LLaMA_13_slurm.sh @25306de), tagged post hoc in
+    # round 50 (docs/a100-round50.md section 2; the rows were seen).
+    gaf = tag(r["notes"], "GAFUSION")
+    if gaf and fw_of(r) in ("megatron-core", "megatron-lm"):
+        ovf += ["--grad-accum-fusion", gaf]
     # A DeepSpeed ZeRO 1-2 row whose config sets overlap_comm (its notes
     # list it among the ds_config's settings): --grad-overlap on, since a
     # plan naming none now takes DeepSpeed's own default, off below ZeRO-3
