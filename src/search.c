@@ -66,7 +66,7 @@ void search_opts_init(struct search_opts *o)
 	o->fix_sched = -1;
 	o->objective = OBJ_THROUGHPUT;
 	o->framework = FW_ANY;
-	o->opt_impl = o->compile = -1;
+	o->opt_impl = o->compile = o->ga_fusion = -1;
 	/* 5% of usable memory kept free: PyTorch's caching allocator and NCCL
 	 * grow past a steady-state estimate (fragmentation, late workspaces);
 	 * a range of 0-0.5 is accepted (cmd_plan.c). */
@@ -426,6 +426,7 @@ void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
 	p->framework = x->o->framework;
 	p->opt_impl = x->o->opt_impl;
 	p->compile = x->o->compile;
+	p->grad_accum_fusion = x->o->ga_fusion;
 }
 
 void layout_stage(const struct layout *L, int s, int *pool, int *tp)

@@ -53,6 +53,8 @@ struct search_opts {
 	int opt_impl, compile;    /* the plan keys optimizer_impl and compile of
 				   * every plan (plan.h; -1: the framework's);
 				   * the planner searches neither */
+	int ga_fusion;            /* the plan key grad_accum_fusion of every plan
+				   * (-1: the framework's); not searched */
 	int no_hetero;            /* only single-pool plans */
 	int unfused_attention;    /* plans without flash attention (older stacks) */
 	enum hp_framework framework;  /* FW_ANY: any; else only plans it runs as one job

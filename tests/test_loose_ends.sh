@@ -25,6 +25,7 @@
 #      one (a plan file's loss was said nowhere else in the text).
 #   J. --loss chunked under the Hugging Face Trainer (Liger's fused linear
 #      cross-entropy) keeps Liger's output-layer gradient buffers.
+#   K. plan takes --grad-accum-fusion (the plan key gafusion added).
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -205,5 +206,14 @@ a = [json.load(open("%s/j-%s.json" % (t, l)))["memory"][0]["activations_bytes"] 
 d = a[0] - a[1]
 assert abs(d - 1.2 * 1765801984) < 2, (a, d)
 PY
+
+# K. plan takes --grad-accum-fusion as it takes --compile: every plan
+#    carries it and RUNS ON names only the Megatron rows (the fork's
+#    --no-gradient-accumulation-fusion is Megatron's flag; docs/usage.md);
+#    torchtitan has no such setting and is refused before the search.
+expect 0 "" $H plan --pool 2x8xH100-SXM -m llama3.1-8b --gbs 128 --top 3 --grad-accum-fusion off --format json
+json 'ps = d["plans"]; assert ps and all(p["grad_accum_fusion"] is False and set(p["runs_on"]) <= {"megatron-core", "megatron-lm"} for p in ps), [(p.get("grad_accum_fusion"), p["runs_on"]) for p in ps]'
+expect 3 "grad_accum_fusion needs framework megatron-core or megatron-lm" \
+	$H plan --pool 2x8xH100-SXM -m llama3.1-8b --gbs 128 --grad-accum-fusion off --framework torchtitan
 
 finish test_loose_ends
