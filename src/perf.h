@@ -97,6 +97,14 @@ struct perf_comm {
 	enum comm_proto proto;
 	double time_s;            /* per step */
 	double exposed_s;         /* of which on the critical path */
+	/* dp at ZeRO-1/2: the parameter all-gather (InternLM's ZeRO-1: the
+	 * owners' broadcasts) after the gradient reduce-scatter, which
+	 * time_s and exposed_s include; gather_s 0 when there is none */
+	enum comm_coll gather_coll;
+	double gather_bytes;      /* per call, one call a step */
+	enum comm_algo gather_algo;
+	enum comm_proto gather_proto;
+	double gather_s, gather_exposed_s;
 };
 
 struct perf_stage {

@@ -152,6 +152,16 @@ void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct
 		cJSON_AddStringToObject(co, "protocol", comm_proto_name(pc->proto));
 		cJSON_AddNumberToObject(co, "time_s", pc->time_s);
 		cJSON_AddNumberToObject(co, "exposed_s", pc->exposed_s);
+		if (pc->gather_s > 0) {
+			/* dp at ZeRO-1/2: the parameter gather, in the times above */
+			cJSON *g = cJSON_AddObjectToObject(co, "includes");
+			cJSON_AddStringToObject(g, "collective", comm_coll_name(pc->gather_coll));
+			cJSON_AddNumberToObject(g, "bytes", pc->gather_bytes);
+			cJSON_AddStringToObject(g, "algorithm", comm_algo_name(pc->gather_algo));
+			cJSON_AddStringToObject(g, "protocol", comm_proto_name(pc->gather_proto));
+			cJSON_AddNumberToObject(g, "time_s", pc->gather_s);
+			cJSON_AddNumberToObject(g, "exposed_s", pc->gather_exposed_s);
+		}
 		cJSON_AddItemToArray(cm, co);
 	}
 }

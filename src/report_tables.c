@@ -361,6 +361,23 @@ void report_table_comm(struct table *t, const struct search_plan *sp)
 		table_text(t, comm_proto_name(pc->proto));
 		duration_cell(t, pc->time_s);
 		duration_cell(t, pc->exposed_s);
+		if (pc->gather_s > 0) {
+			/* ZeRO-1/2's parameter gather, in the dp row's times */
+			char name[24];
+			snprintf(name, sizeof name, "+ %s", comm_coll_name(pc->gather_coll));
+			table_row(t, 0);
+			table_text(t, "");
+			table_text(t, name);
+			bytes_cell(t, pc->gather_bytes);
+			table_numf(t, "%.0f", 1.0);
+			table_numf(t, "%.0f", pc->group);
+			table_numf(t, "%.0f", pc->group_nodes);
+			table_text(t, pc->link);
+			table_text(t, comm_algo_name(pc->gather_algo));
+			table_text(t, comm_proto_name(pc->gather_proto));
+			duration_cell(t, pc->gather_s);
+			duration_cell(t, pc->gather_exposed_s);
+		}
 	}
 }
 

@@ -31,4 +31,29 @@ json 'pp=[c for c in d["comm"] if c["dim"] == "pp"]; assert pp and "1x100G NIC" 
 "$H" estimate -c "$T/a2.json" -m llama3.1-8b --tp 8 --pp 2 --gbs 64 --mbs 1 >"$T/out" 2>&1
 grep -q '^  transport  *a2 tcp$' "$T/out" && ok || bad "a2 transport line: $(grep transport "$T/out")"
 
+# B. ZeRO-1 across two sites: the dp row names the reduce-scatter, and
+# its time includes the distributed optimizer's parameter all-gather
+# (Megatron-Core's DistributedOptimizer: reduce-scatter of the gradients,
+# then all-gather of the updated bf16 parameters). Two 8 x H100 nodes at
+# two sites, Llama 3.1 8B at tp 8, dp 2: a GPU gathers its 8.03 B / 8 =
+# 1.004 B parameters at 2 bytes, 2.008 GB (Meta's 8,030,261,248
+# parameters; TP shards all but the norms). A ring of 2 moves (n-1)/n =
+# half of it over the WAN's 100 Gb/s = 12.5 GB/s (one GPU a site: the
+# WAN, not the 400G NIC, bounds it): 1.004 GB / 12.5 GB/s = 80.3 ms, plus
+# the WAN's 1 ms once per ring step (one step): 81.3 ms. The reduce-
+# scatter moves fp32 gradients, twice the bytes: 161.6 ms. Before, the
+# table and the JSON showed the reduce-scatter alone with both times.
+cat >"$T/two.json" <<'J'
+{"pools": [{"name": "east", "gpu": "H100-SXM", "nodes": 1, "site": "east"},
+           {"name": "west", "gpu": "H100-SXM", "nodes": 1, "site": "west"}]}
+J
+"$H" plan -c "$T/two.json" -m llama3.1-8b --tp 8 --pp 1 --zero 1 --gbs 64 --mbs 1 \
+	--framework megatron-core --top 1 -o "$T/two-p.json" >/dev/null 2>&1 || bad "two-site plan"
+"$H" estimate -c "$T/two.json" -m llama3.1-8b --plan "$T/two-p.json" --format json >"$T/out" 2>"$T/err" ||
+	bad "two-site estimate: $(cat "$T/err")"
+json 'c=[c for c in d["comm"] if c["dim"] == "dp"][0]; g=c["includes"]; assert c["collective"] == "reducescatter" and g["collective"] == "allgather", c; assert abs(g["bytes"] / 2.008e9 - 1) < 0.01, g; assert abs(g["time_s"] / 0.0813 - 1) < 0.02, g; assert abs((c["time_s"] - g["time_s"]) / 0.1616 - 1) < 0.02, c'
+"$H" estimate -c "$T/two.json" -m llama3.1-8b --plan "$T/two-p.json" >"$T/out" 2>&1
+grep -q '^       + allgather .* WAN 100G .* 81\.3 ms' "$T/out" && ok ||
+	bad "no all-gather row under dp: $(grep -A1 '^  dp' "$T/out")"
+
 finish wan50

@@ -302,6 +302,19 @@ static void print_fit_hint(const struct cluster *c, const struct plan *p,
 	}
 }
 
+/* The dp row's parameter gather (perf_comm.gather_*), under it: part of
+ * the row's time, so marked "+". */
+static void print_gather_row(const struct perf_comm *pc, int lw)
+{
+	char a[32], t1[24], t2[24], name[24];
+	snprintf(name, sizeof name, "+ %s", comm_coll_name(pc->gather_coll));
+	hp_fmt_bytes(a, sizeof a, pc->gather_bytes);
+	printf("  %-4s %-14s %10s %6d %-*s %-9s %-7s %10s %10s\n", "", name, a, pc->group, lw,
+	       pc->link, comm_algo_name(pc->gather_algo), comm_proto_name(pc->gather_proto),
+	       hp_fmt_duration(t1, sizeof t1, pc->gather_s),
+	       hp_fmt_duration(t2, sizeof t2, pc->gather_exposed_s));
+}
+
 static void print_table(const struct estimate *e, const struct cluster *c,
 			const struct plan *p, const struct model_spec *m, double headroom)
 {
@@ -441,7 +454,13 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 		       lw, pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto),
 		       hp_fmt_duration(t1, sizeof t1, pc->time_s),
 		       hp_fmt_duration(t2, sizeof t2, pc->exposed_s));
+		if (pc->gather_s > 0)
+			print_gather_row(pc, lw);
 	}
+	if (e->comm[DIM_DP].used && e->comm[DIM_DP].gather_s > 0)
+		printf("  (+ %s: the updated parameters gathered back after the reduce-scatter "
+		       "(ZeRO-1/2); the dp row's times include it)\n",
+		       comm_coll_name(e->comm[DIM_DP].gather_coll));
 	if (!e->fits && e->worst_stage >= 0) {
 		const struct perf_stage *s = &e->stages[e->worst_stage];
 		printf("\n  DOES NOT FIT: stage %d on %s needs %s, %s more than its %s\n",
