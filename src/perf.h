@@ -182,6 +182,12 @@ struct estimate {
 	int n_stages;
 	struct perf_stage *stages;                /* every stage of every group */
 	struct perf_comm comm[DIM_COUNT];
+	/* The pipeline hand-off across a WAN that costs a step the most
+	 * (mb x its time), when comm[DIM_PP], the pace-setting stage's,
+	 * is not one: its stage in pp_wan_group, pp_wan_stage. pp_wan.used
+	 * 0 when no such hand-off. */
+	struct perf_comm pp_wan;
+	int pp_wan_group, pp_wan_stage;
 	double usd_per_hour, usd_per_mtok;
 	int price_known;
 	double power_kw, joules_per_token;

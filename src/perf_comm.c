@@ -170,7 +170,13 @@ void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out,
 	if (b < 0)
 		b = a;
 	if (!cluster_same_site(c, a, b)) {
-		snprintf(in, n, "WAN %gG", c->inter_pool_gbps);
+		/* both the NICs and the WAN bound it (build_link: the slower
+		 * pool's NICs, each flow's share, then the WAN's cap), as the
+		 * links line names them; "WAN 100G" alone hid the NICs of a
+		 * hand-off that 8 GPUs made over 4 x 100G NICs (wan50) */
+		char nic[40];
+		perf_link_nic_text(c, a, b, nic, sizeof nic);
+		snprintf(in, n, "%s + WAN %gG", nic, c->inter_pool_gbps);
 		snprintf(out, n, "%s", in);
 		return;
 	}

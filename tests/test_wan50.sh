@@ -13,6 +13,43 @@ trap 'rm -rf "$T"' EXIT
 # only the embedded price snapshot
 export XDG_CACHE_HOME="$T/cache" XDG_CONFIG_HOME="$T/config" HETPLAN_PRICES_CACHE=
 
+# A. A pipeline across the WAN that does not set the step. Group 0: an
+# H100 node at site east (layers 0-27) hands off to an L40S node at site
+# west (28-31); group 1, two tp-4 stages on the other H100 node, sets the
+# pace, so the pp row (the breakdown's pp term) is its hand-off, and the
+# links line's "WAN 100G between sites" had no row. Now a second pp row.
+# Hand figure: Llama 3.1 8B (hidden 4,096) at seq 8,192, tp 8 with
+# sequence parallelism: 8,192 x 4,096 x 2 B / 8 = 8 MiB a send. The 8
+# GPUs of the stage send at once over the slower node's NICs, the L40S
+# node's 4 x 100 Gb/s: 50 Gb/s = 6.25 GB/s a flow, x 0.96 (NCCL's share
+# of IB line rate, src/comm.c NIC_EFF) = 6.0 GB/s, under the WAN's
+# 12.5 GB/s: 8,388,608 / 6.0e9 = 1.398 ms + the WAN's 1 ms = 2.40 ms a
+# send; 2 sends a micro-batch (activation, gradient) x 16 micro-batches
+# (gbs 32, half to each group) = 76.7 ms a step (NCCL's own latency,
+# ~30 us a send, adds ~1%), half of it exposed.
+cat >"$T/a.json" <<'J'
+{"pools": [{"name": "east", "gpu": "H100-SXM", "nodes": 2, "site": "east"},
+           {"name": "west", "gpu": "L40S", "nodes": 1, "gpus_per_node": 8, "site": "west"}]}
+J
+cat >"$T/a-plan.json" <<'J'
+{"mbs": 1, "gbs": 32, "precision": "bf16", "recompute": "none", "zero": 1, "schedule": "1f1b",
+ "framework": "megatron-core",
+ "replicas": [
+  {"count": 1, "batch_share": 0.5, "stages": [
+    {"pool": "east", "tp": 8, "first_layer": 0, "last_layer": 27, "nodes": [0]},
+    {"pool": "west", "tp": 8, "first_layer": 28, "last_layer": 31, "nodes": [0]}]},
+  {"count": 1, "batch_share": 0.5, "stages": [
+    {"pool": "east", "tp": 4, "first_layer": 0, "last_layer": 15, "nodes": [1]},
+    {"pool": "east", "tp": 4, "first_layer": 16, "last_layer": 31, "nodes": [1]}]}]}
+J
+"$H" estimate -c "$T/a.json" -m llama3.1-8b --plan "$T/a-plan.json" --format json >"$T/out" 2>"$T/err" ||
+	bad "WAN pipeline estimate: $(cat "$T/err")"
+json 'pp=[c for c in d["comm"] if c["dim"] == "pp"]; assert len(pp) == 2, pp; w=pp[1]; assert w["link"] == "4x100G NIC + WAN 100G" and w["bytes"] == 8388608 and w["sets_step"] is False and w["replica_group"] == 0, w; assert abs(w["time_s"] / 0.0767 - 1) < 0.03, w; assert abs(w["exposed_s"] * 2 - w["time_s"]) < 1e-9, w; assert "WAN" not in pp[0]["link"] and d["breakdown_group"] == 1, (pp[0], d["breakdown_group"])'
+"$H" estimate -c "$T/a.json" -m llama3.1-8b --plan "$T/a-plan.json" >"$T/out" 2>&1
+grep -q '^  pp  *sendrecv  *8\.0 MiB  *2 4x100G NIC + WAN 100G ' "$T/out" &&
+	grep -q "group 0 stage 0's hand-off across the WAN" "$T/out" && ok ||
+	bad "no WAN pp row: $(grep -A3 '^  DIM' "$T/out")"
+
 # C. An 8-GPU A100 40GB pool on Google Cloud that names no transport is
 # priced per GPU from the snapshot's a2-megagpu-16g offer (16 GPUs). Every
 # A2 machine type has no GPUDirect NICs: NCCL runs over sockets on the

@@ -302,6 +302,17 @@ static void print_fit_hint(const struct cluster *c, const struct plan *p,
 	}
 }
 
+/* One row of the communication table, the link column lw wide. */
+static void print_comm_row(const char *dim, const struct perf_comm *pc, int lw)
+{
+	char a[32], t1[24], t2[24];
+	hp_fmt_bytes(a, sizeof a, pc->bytes);
+	printf("  %-4s %-14s %10s %6d %-*s %-9s %-7s %10s %10s\n", dim, comm_coll_name(pc->coll),
+	       a, pc->group, lw, pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto),
+	       hp_fmt_duration(t1, sizeof t1, pc->time_s),
+	       hp_fmt_duration(t2, sizeof t2, pc->exposed_s));
+}
+
 /* The dp row's parameter gather (perf_comm.gather_*), under it: part of
  * the row's time, so marked "+". */
 static void print_gather_row(const struct perf_comm *pc, int lw)
@@ -441,22 +452,23 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	for (int d = 0; d < DIM_COUNT; d++)
 		if (e->comm[d].used)
 			lw = HP_MAX(lw, (int)strlen(e->comm[d].link));
+	if (e->pp_wan.used)
+		lw = HP_MAX(lw, (int)strlen(e->pp_wan.link));
 	printf("\n  %-4s %-14s %10s %6s %-*s %-9s %-7s %10s %10s\n", "DIM", "COLLECTIVE",
 	       "BYTES", "GROUP", lw, "LINK", "ALGO", "PROTO", "TIME", "EXPOSED");
 	for (int d = 0; d < DIM_COUNT; d++) {
 		const struct perf_comm *pc = &e->comm[d];
-		if (!pc->used)
-			continue;
-		hp_fmt_bytes(a, sizeof a, pc->bytes);
-		char t1[24], t2[24];
-		printf("  %-4s %-14s %10s %6d %-*s %-9s %-7s %10s %10s\n",
-		       perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll), a, pc->group,
-		       lw, pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto),
-		       hp_fmt_duration(t1, sizeof t1, pc->time_s),
-		       hp_fmt_duration(t2, sizeof t2, pc->exposed_s));
-		if (pc->gather_s > 0)
+		if (pc->used)
+			print_comm_row(perf_dim_name((enum perf_dim)d), pc, lw);
+		if (pc->used && pc->gather_s > 0)
 			print_gather_row(pc, lw);
+		if (d == DIM_PP && e->pp_wan.used)
+			print_comm_row("pp", &e->pp_wan, lw);
 	}
+	if (e->pp_wan.used)
+		printf("  (the second pp row: group %d stage %d's hand-off across the WAN, which does "
+		       "not set the step; the first is the pace-setting stage's, the breakdown's pp)\n",
+		       e->pp_wan_group, e->pp_wan_stage);
 	if (e->comm[DIM_DP].used && e->comm[DIM_DP].gather_s > 0)
 		printf("  (+ %s: the updated parameters gathered back after the reduce-scatter "
 		       "(ZeRO-1/2); the dp row's times include it)\n",
