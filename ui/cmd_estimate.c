@@ -326,6 +326,41 @@ static void print_gather_row(const struct perf_comm *pc, int lw)
 	       hp_fmt_duration(t2, sizeof t2, pc->gather_exposed_s));
 }
 
+/* The communication table: a row a dimension, the dp row's parameter
+ * gather and a WAN pipeline hand-off off the step's path under theirs. */
+static void print_comm_table(const struct estimate *e)
+{
+	/* the link column as wide as its longest (a group across pools is
+	 * "NVSwitch + 4x200G NIC (bottleneck)"), at least 22 */
+	int lw = 22;
+	for (int d = 0; d < DIM_COUNT; d++)
+		if (e->comm[d].used)
+			lw = HP_MAX(lw, (int)strlen(e->comm[d].link));
+	if (e->pp_wan.used)
+		lw = HP_MAX(lw, (int)strlen(e->pp_wan.link));
+	printf("\n  %-4s %-14s %10s %6s %-*s %-9s %-7s %10s %10s\n", "DIM", "COLLECTIVE",
+	       "BYTES", "GROUP", lw, "LINK", "ALGO", "PROTO", "TIME", "EXPOSED");
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct perf_comm *pc = &e->comm[d];
+		if (pc->used)
+			print_comm_row(perf_dim_name((enum perf_dim)d), pc, lw);
+		if (pc->used && pc->gather_s > 0)
+			print_gather_row(pc, lw);
+		if (d == DIM_PP && e->pp_wan.used)
+			print_comm_row("pp", &e->pp_wan, lw);
+	}
+	if (e->pp_wan.used)
+		printf("  (the %spp row: group %d stage %d's hand-off across the WAN, which does "
+		       "not set the step%s)\n", e->comm[DIM_PP].used ? "second " : "",
+		       e->pp_wan_group, e->pp_wan_stage,
+		       e->comm[DIM_PP].used ? "; the first is the pace-setting stage's, the "
+					      "breakdown's pp" : "");
+	if (e->comm[DIM_DP].used && e->comm[DIM_DP].gather_s > 0)
+		printf("  (+ %s: the updated parameters gathered back after the reduce-scatter "
+		       "(ZeRO-1/2); the dp row's times include it)\n",
+		       comm_coll_name(e->comm[DIM_DP].gather_coll));
+}
+
 static void print_table(const struct estimate *e, const struct cluster *c,
 			const struct plan *p, const struct model_spec *m, double headroom)
 {
@@ -446,33 +481,7 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	}
 	if (shown < e->n_stages)
 		printf("  (%d more stages)\n", e->n_stages - shown);
-	/* the link column as wide as its longest (a group across pools is
-	 * "NVSwitch + 4x200G NIC (bottleneck)"), at least 22 */
-	int lw = 22;
-	for (int d = 0; d < DIM_COUNT; d++)
-		if (e->comm[d].used)
-			lw = HP_MAX(lw, (int)strlen(e->comm[d].link));
-	if (e->pp_wan.used)
-		lw = HP_MAX(lw, (int)strlen(e->pp_wan.link));
-	printf("\n  %-4s %-14s %10s %6s %-*s %-9s %-7s %10s %10s\n", "DIM", "COLLECTIVE",
-	       "BYTES", "GROUP", lw, "LINK", "ALGO", "PROTO", "TIME", "EXPOSED");
-	for (int d = 0; d < DIM_COUNT; d++) {
-		const struct perf_comm *pc = &e->comm[d];
-		if (pc->used)
-			print_comm_row(perf_dim_name((enum perf_dim)d), pc, lw);
-		if (pc->used && pc->gather_s > 0)
-			print_gather_row(pc, lw);
-		if (d == DIM_PP && e->pp_wan.used)
-			print_comm_row("pp", &e->pp_wan, lw);
-	}
-	if (e->pp_wan.used)
-		printf("  (the second pp row: group %d stage %d's hand-off across the WAN, which does "
-		       "not set the step; the first is the pace-setting stage's, the breakdown's pp)\n",
-		       e->pp_wan_group, e->pp_wan_stage);
-	if (e->comm[DIM_DP].used && e->comm[DIM_DP].gather_s > 0)
-		printf("  (+ %s: the updated parameters gathered back after the reduce-scatter "
-		       "(ZeRO-1/2); the dp row's times include it)\n",
-		       comm_coll_name(e->comm[DIM_DP].gather_coll));
+	print_comm_table(e);
 	if (!e->fits && e->worst_stage >= 0) {
 		const struct perf_stage *s = &e->stages[e->worst_stage];
 		printf("\n  DOES NOT FIT: stage %d on %s needs %s, %s more than its %s\n",
