@@ -407,6 +407,30 @@ static int pool_machine_nics(struct pool *p, const char *name, int keep)
 	return 1;
 }
 
+/* The machine type whose fabric a node of gpn GPUs priced from instance
+ * has: instance when the node is whole machines of it, else a shape of
+ * the same GPU and fabric in machine_types that the node is whole
+ * machines of (an 8-GPU A100 40GB node priced per GPU from the book's
+ * a2-megagpu-16g offer runs as an a2-highgpu-8g: both are A2, NCCL's
+ * sockets over the VM's one 100 Gb/s gVNIC, Google Cloud "Networking and
+ * GPU machines"); NULL when none is. A TUI walk (wan50) found such a
+ * pool costed as InfiniBand over the catalog's 8 x 200 Gb/s. */
+static const char *machine_for_node(const char *instance, int gpn)
+{
+	const struct machine_type *m = machine_type_find(instance);
+	if (!m || m->gpus <= 0 || gpn <= 0)
+		return NULL;
+	if (gpn % m->gpus == 0)
+		return instance;
+	for (size_t i = 0; i < HP_ARRAY_LEN(machine_types); i++) {
+		const struct machine_type *s = &machine_types[i];
+		if (!s->of && s->gpus > 0 && s->nics > 0 && s->t == m->t && s->gpu && m->gpu &&
+		    !strcmp(s->gpu, m->gpu) && gpn % s->gpus == 0)
+			return s->alias;
+	}
+	return NULL;
+}
+
 void pool_price_transport(struct pool *p, const char *provider, const char *instance)
 {
 	/* a value set by a file, a flag or an editor since is the user's */
@@ -433,9 +457,10 @@ void pool_price_transport(struct pool *p, const char *provider, const char *inst
 	 * it (a 4-GPU node priced per GPU from an 8-GPU a3-megagpu-8g offer,
 	 * the book having no 4-GPU one, is no a3-megagpu-8g) */
 	enum comm_transport t;
-	int mg = instance ? cluster_machine_gpus(instance) : 0;
-	if (provider && instance && !strcmp(provider, "gcp") && !strcasecmp(p->provider, "gcp") &&
-	    mg > 0 && p->gpus_per_node % mg == 0 && !comm_transport_parse(instance, &t)) {
+	const char *mt = instance ? machine_for_node(instance, p->gpus_per_node) : NULL;
+	if (provider && mt && !strcmp(provider, "gcp") && !strcasecmp(p->provider, "gcp") &&
+	    !comm_transport_parse(mt, &t)) {
+		instance = mt;
 		p->transport = t;
 		p->transport_priced = 1 + (int)t;
 		if (pool_machine_nics(p, instance, keep)) {

@@ -1086,7 +1086,20 @@ struct pace {
 	struct perf_stage *crit;        /* the slowest group's slowest stage */
 	double crit_m, crit_bubble;
 	struct perf_stage *opt_st;      /* the first stage with worst_opt */
+	struct perf_stage *wan_pp;      /* the stage whose hand-offs, one of
+					 * them across a WAN, cost the most */
+	double wan_pp_t;                /* mb x its t_pp */
 };
+
+/* Whether stage i of x's replica hands off across a WAN (its pool and a
+ * neighbour's at two sites). */
+static int stage_pp_wan(const struct stage_ctx *x, int i)
+{
+	const struct replica *rep = x->rep;
+	int a = rep->stages[i].pool;
+	return (i > 0 && !cluster_same_site(x->c, a, rep->stages[i - 1].pool)) ||
+	       (i + 1 < rep->n_stages && !cluster_same_site(x->c, a, rep->stages[i + 1].pool));
+}
 
 /* Replica group r: every stage, then its pipeline. The communication
  * table describes what the breakdown does: the pace-setting group's
@@ -1253,6 +1266,10 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 		if (opt > pc->worst_opt || !pc->opt_st)
 			pc->opt_st = ps;
 		pc->worst_opt = perf_fmax(pc->worst_opt, opt);
+		if (stage_pp_wan(x, i) && x->mb * ps->t_pp > pc->wan_pp_t) {
+			pc->wan_pp_t = x->mb * ps->t_pp;
+			pc->wan_pp = ps;
+		}
 	}
 	/* Pipeline of unequal stages: m x the slowest, plus warm-up and
 	 * drain through the others (one chunk of each, v chunks a stage). */
@@ -1320,6 +1337,17 @@ static void estimate_notes(struct stage_ctx *x, const struct pace *pc, struct es
 		stage_notes(x, pc->dp_st, 1, &notes);
 	if (pc->dp_st)
 		e->comm[DIM_DP] = notes.comm[DIM_DP];
+	/* a WAN hand-off off the pace-setting stage: its own row (the links
+	 * line names it; wan50) */
+	memset(&e->pp_wan, 0, sizeof e->pp_wan);
+	if (pc->wan_pp && pc->wan_pp != pc->crit && !strstr(e->comm[DIM_PP].link, " + WAN ")) {
+		stage_notes(x, pc->wan_pp, 0, &notes);
+		if (strstr(notes.comm[DIM_PP].link, " + WAN ")) {
+			e->pp_wan = notes.comm[DIM_PP];
+			e->pp_wan_group = pc->wan_pp->group;
+			e->pp_wan_stage = pc->wan_pp->index;
+		}
+	}
 }
 
 /* An offload's host bytes a GPU of x's stage (x at it, with the stage's

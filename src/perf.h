@@ -97,6 +97,14 @@ struct perf_comm {
 	enum comm_proto proto;
 	double time_s;            /* per step */
 	double exposed_s;         /* of which on the critical path */
+	/* dp at ZeRO-1/2: the parameter all-gather (InternLM's ZeRO-1: the
+	 * owners' broadcasts) after the gradient reduce-scatter, which
+	 * time_s and exposed_s include; gather_s 0 when there is none */
+	enum comm_coll gather_coll;
+	double gather_bytes;      /* per call, one call a step */
+	enum comm_algo gather_algo;
+	enum comm_proto gather_proto;
+	double gather_s, gather_exposed_s;
 };
 
 struct perf_stage {
@@ -174,6 +182,12 @@ struct estimate {
 	int n_stages;
 	struct perf_stage *stages;                /* every stage of every group */
 	struct perf_comm comm[DIM_COUNT];
+	/* The pipeline hand-off across a WAN that costs a step the most
+	 * (mb x its time), when comm[DIM_PP], the pace-setting stage's,
+	 * is not one: its stage in pp_wan_group, pp_wan_stage. pp_wan.used
+	 * 0 when no such hand-off. */
+	struct perf_comm pp_wan;
+	int pp_wan_group, pp_wan_stage;
 	double usd_per_hour, usd_per_mtok;
 	int price_known;
 	double power_kw, joules_per_token;

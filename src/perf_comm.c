@@ -170,7 +170,13 @@ void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out,
 	if (b < 0)
 		b = a;
 	if (!cluster_same_site(c, a, b)) {
-		snprintf(in, n, "WAN %gG", c->inter_pool_gbps);
+		/* both the NICs and the WAN bound it (build_link: the slower
+		 * pool's NICs, each flow's share, then the WAN's cap), as the
+		 * links line names them; "WAN 100G" alone hid the NICs of a
+		 * hand-off that 8 GPUs made over 4 x 100G NICs (wan50) */
+		char nic[40];
+		perf_link_nic_text(c, a, b, nic, sizeof nic);
+		snprintf(in, n, "%s + WAN %gG", nic, c->inter_pool_gbps);
 		snprintf(out, n, "%s", in);
 		return;
 	}
@@ -306,19 +312,20 @@ static double coll_mesh(struct stage_ctx *x, const struct perf_group *g, enum co
 /* Note the collective in e->comm[d] when it is the dimension's most
  * expensive so far (e NULL: nothing noted, perf_int.h). The link name was
  * formatted once, with the links. */
-static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
-		      double bytes, double calls, const struct perf_group *pg,
-		      const struct comm_result *r, double time_s, double exposed_s)
+static struct perf_comm *note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
+				   double bytes, double calls, const struct perf_group *pg,
+				   const struct comm_result *r, double time_s, double exposed_s)
 {
 	if (!e)
-		return;
+		return NULL;
 	struct perf_comm *pc = &e->comm[d];
 	const struct perf_group *g = pg;
 	if (g->ranks <= 1 && op != COMM_SENDRECV)
-		return;
+		return NULL;
 	/* Keep the dimension's most expensive instance (the critical one). */
 	if (pc->used && pc->time_s >= time_s)
-		return;
+		return NULL;
+	memset(pc, 0, sizeof *pc);
 	pc->used = 1;
 	pc->coll = op;
 	pc->bytes = bytes;
@@ -331,6 +338,7 @@ static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
 	pc->proto = r->proto;
 	pc->time_s = time_s;
 	pc->exposed_s = exposed_s;
+	return pc;
 }
 
 /* Exposed time of communication C issued beside compute G in one pass:
@@ -1117,14 +1125,23 @@ static double ddp_bucket_copies(const struct stage_ctx *x, double bytes, int ran
  * issues one dist.broadcast per owner of its updated 16-bit shard over the
  * ZeRO-1 group (hybrid_zero_optim.py @01e7fd61, _reduce_and_copy,
  * broadcast_params); zero1=-1 makes that group the whole DP group. */
+/* The parameter gather of dp_zero012, for the communication table (the
+ * DP group's own call; the expert group's is in the time alone). */
+struct dp_gather {
+	enum comm_coll coll;
+	double bytes;
+	struct comm_result cr;
+};
+
 static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
 		       const struct perf_group *gde, double gb, int layers, double *red,
 		       double *gat, double *chunks, enum comm_coll *dop, double *dbytes,
-		       struct comm_result *cr)
+		       struct comm_result *cr, struct dp_gather *dg)
 {
 	const struct plan *p = x->p;
 	double params = x->params, eparams = x->eparams;
 	*gat = 0;
+	memset(dg, 0, sizeof *dg);
 	*dbytes = params * gb;
 	if (p->zero == 0 || (p->zero == 1 && x->fw->zero1_bcast)) {
 		*dop = COMM_ALLREDUCE;
@@ -1135,7 +1152,9 @@ static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
 		int ends = (x->first ? 1 : 0) + (x->last ? 1 : 0);
 		double n = framework_bcast_owners(layers, x->m->gated_mlp, ends, gd->ranks);
 		double ne = framework_bcast_owners(layers, x->m->gated_mlp, ends, gde->ranks);
-		*gat = n * coll(x, gd, COMM_BROADCAST, params * 2 / n, NULL) +
+		dg->coll = COMM_BROADCAST;
+		dg->bytes = params * 2 / n;
+		*gat = n * coll(x, gd, COMM_BROADCAST, dg->bytes, &dg->cr) +
 		       ne * coll(x, gde, COMM_BROADCAST, eparams * 2 / ne, NULL);
 		/* ParamBcastSyncHandler's pre-forward hook waits for a block's
 		 * owners only: the broadcasts run under the forward, owner by
@@ -1153,7 +1172,9 @@ static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
 	 * as 1-byte FP8 data (Megatron-Core's uint8 param buffer,
 	 * param_and_grad_buffer.py @d98e8a64), the ends in 16 bits. */
 	double pb = plan_fp8_params(p) ? 1 : 2, ends = perf_stage_end_params(x);
-	*gat = coll(x, gd, COMM_ALLGATHER, pb * params + (2 - pb) * fmin(ends, params), NULL) +
+	dg->coll = COMM_ALLGATHER;
+	dg->bytes = pb * params + (2 - pb) * fmin(ends, params);
+	*gat = coll(x, gd, COMM_ALLGATHER, dg->bytes, &dg->cr) +
 	       coll(x, gde, COMM_ALLGATHER, eparams * pb, NULL);
 }
 
@@ -1275,9 +1296,11 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 				 : perf_fmax(1, (params + eparams) / perf_fmax(40e6, 1e6 * d));
 	double t_dp = 0, exposed = 0, dbytes = 0, zcalls = 0;
 	enum comm_coll dop = COMM_ALLREDUCE;
+	struct dp_gather dg = { 0 };
+	double gat = 0, gat_exp = 0;
 	if (p->zero <= 2) {
-		double red, gat, gchunks = buckets;
-		dp_zero012(x, &gd, &gde, gb, layers, &red, &gat, &gchunks, &dop, &dbytes, &cr);
+		double red, gchunks = buckets;
+		dp_zero012(x, &gd, &gde, gb, layers, &red, &gat, &gchunks, &dop, &dbytes, &cr, &dg);
 		if (p->zero == 2)
 			gb = 2;
 		/* DeepSpeed ZeRO-2 reduces after every micro-batch's backward
@@ -1297,14 +1320,23 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		 * so nred times. */
 		double copies = nred * ddp_bucket_copies(x, (params + eparams) * gb, d);
 		t_dp = nred * red + gat + copies;
-		exposed = nred * overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) +
-			  overlap_exposed(gat, x->fwd, gchunks, sl, pov) + copies;
+		gat_exp = overlap_exposed(gat, x->fwd, gchunks, sl, pov);
+		exposed = nred * overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) + gat_exp +
+			  copies;
 	} else {
 		dop = COMM_ALLGATHER;
 		dp_zero3(x, &gd, &gde, gb, layers, sl, gov, pov, &t_dp, &exposed, &dbytes, &zcalls, &cr);
 	}
 	double calls = p->zero == 3 ? zcalls
 			: framework_dp_reads_mb(p->framework, p->zero) ? x->mb : 1;
-	note_comm(e, DIM_DP, dop, dbytes, calls, &gd, &cr, t_dp, exposed);
+	struct perf_comm *pc = note_comm(e, DIM_DP, dop, dbytes, calls, &gd, &cr, t_dp, exposed);
+	if (pc && gat > 0) {
+		pc->gather_coll = dg.coll;
+		pc->gather_bytes = dg.bytes;
+		pc->gather_algo = dg.cr.algo;
+		pc->gather_proto = dg.cr.proto;
+		pc->gather_s = gat;
+		pc->gather_exposed_s = gat_exp;
+	}
 	return exposed + tied_embedding_sync(x, e, gb);
 }

@@ -533,8 +533,13 @@ int pricing_apply(const struct price_book *pb, struct cluster *c)
 		const struct price_offer *o = pricing_for_machine(pb, p->gpu.name, p->gpus_per_node,
 								  p->provider, p->region, p->spot,
 								  machine, &fell_back);
-		if (!o)
+		if (!o) {
+			/* no offer: an earlier offer's fabric goes (a pool
+			 * moved to a region without its machine type is
+			 * priced from the catalog reference as once loaded) */
+			pool_price_transport(p, NULL, NULL);
 			continue;
+		}
 		p->usd_per_node_h = o->usd_per_gpu_h * p->gpus_per_node;
 		pool_price_transport(p, o->provider, o->instance);   /* a3-megagpu-8g: tcpxo */
 		char age[64] = "";

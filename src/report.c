@@ -64,6 +64,34 @@ static cJSON *num_or_null(double v, int known)
 	return known && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
+/* One row of the estimate's communication table as JSON. */
+static cJSON *comm_json(const char *dim, const struct perf_comm *pc)
+{
+	cJSON *co = cJSON_CreateObject();
+	cJSON_AddStringToObject(co, "dim", dim);
+	cJSON_AddStringToObject(co, "collective", comm_coll_name(pc->coll));
+	cJSON_AddNumberToObject(co, "bytes", pc->bytes);
+	cJSON_AddNumberToObject(co, "calls_per_step", pc->calls);
+	cJSON_AddNumberToObject(co, "group", pc->group);
+	cJSON_AddNumberToObject(co, "group_nodes", pc->group_nodes);
+	cJSON_AddStringToObject(co, "link", pc->link);
+	cJSON_AddStringToObject(co, "algorithm", comm_algo_name(pc->algo));
+	cJSON_AddStringToObject(co, "protocol", comm_proto_name(pc->proto));
+	cJSON_AddNumberToObject(co, "time_s", pc->time_s);
+	cJSON_AddNumberToObject(co, "exposed_s", pc->exposed_s);
+	if (pc->gather_s > 0) {
+		/* dp at ZeRO-1/2: the parameter gather, in the times above */
+		cJSON *g = cJSON_AddObjectToObject(co, "includes");
+		cJSON_AddStringToObject(g, "collective", comm_coll_name(pc->gather_coll));
+		cJSON_AddNumberToObject(g, "bytes", pc->gather_bytes);
+		cJSON_AddStringToObject(g, "algorithm", comm_algo_name(pc->gather_algo));
+		cJSON_AddStringToObject(g, "protocol", comm_proto_name(pc->gather_proto));
+		cJSON_AddNumberToObject(g, "time_s", pc->gather_s);
+		cJSON_AddNumberToObject(g, "exposed_s", pc->gather_exposed_s);
+	}
+	return co;
+}
+
 /* The estimate's breakdown, memory per stage and communication per
  * dimension, under the keys of `hetplan estimate --format json`; shared by
  * the plan entries, the estimate command and the TUI's export. */
@@ -137,22 +165,18 @@ void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct
 	}
 	cJSON *cm = cJSON_AddArrayToObject(o, "comm");
 	for (int d = 0; d < DIM_COUNT; d++) {
-		const struct perf_comm *pc = &e->comm[d];
-		if (!pc->used)
-			continue;
-		cJSON *co = cJSON_CreateObject();
-		cJSON_AddStringToObject(co, "dim", perf_dim_name((enum perf_dim)d));
-		cJSON_AddStringToObject(co, "collective", comm_coll_name(pc->coll));
-		cJSON_AddNumberToObject(co, "bytes", pc->bytes);
-		cJSON_AddNumberToObject(co, "calls_per_step", pc->calls);
-		cJSON_AddNumberToObject(co, "group", pc->group);
-		cJSON_AddNumberToObject(co, "group_nodes", pc->group_nodes);
-		cJSON_AddStringToObject(co, "link", pc->link);
-		cJSON_AddStringToObject(co, "algorithm", comm_algo_name(pc->algo));
-		cJSON_AddStringToObject(co, "protocol", comm_proto_name(pc->proto));
-		cJSON_AddNumberToObject(co, "time_s", pc->time_s);
-		cJSON_AddNumberToObject(co, "exposed_s", pc->exposed_s);
-		cJSON_AddItemToArray(cm, co);
+		if (e->comm[d].used)
+			cJSON_AddItemToArray(cm, comm_json(perf_dim_name((enum perf_dim)d),
+							   &e->comm[d]));
+		if (d == DIM_PP && e->pp_wan.used) {
+			/* a hand-off across the WAN that does not set the step
+			 * (the pp row above is the pace-setting stage's) */
+			cJSON *w = comm_json("pp", &e->pp_wan);
+			cJSON_AddNumberToObject(w, "replica_group", e->pp_wan_group);
+			cJSON_AddNumberToObject(w, "stage", e->pp_wan_stage);
+			cJSON_AddBoolToObject(w, "sets_step", 0);
+			cJSON_AddItemToArray(cm, w);
+		}
 	}
 }
 

@@ -340,6 +340,27 @@ static const struct table_col comm_cols[] = {
 	{ "exposed", "s", TABLE_RIGHT },
 };
 
+/* One row of the communication table: pc's collective, or with gather
+ * its parameter gather, under dimension dim. */
+static void comm_row(struct table *t, const char *dim, const struct perf_comm *pc, int gather)
+{
+	char name[24];
+	snprintf(name, sizeof name, gather ? "+ %s" : "%s",
+		 comm_coll_name(gather ? pc->gather_coll : pc->coll));
+	table_row(t, 0);
+	table_text(t, dim);
+	table_text(t, name);
+	bytes_cell(t, gather ? pc->gather_bytes : pc->bytes);
+	table_numf(t, "%.0f", gather ? 1.0 : pc->calls);
+	table_numf(t, "%.0f", pc->group);
+	table_numf(t, "%.0f", pc->group_nodes);
+	table_text(t, pc->link);
+	table_text(t, comm_algo_name(gather ? pc->gather_algo : pc->algo));
+	table_text(t, comm_proto_name(gather ? pc->gather_proto : pc->proto));
+	duration_cell(t, gather ? pc->gather_s : pc->time_s);
+	duration_cell(t, gather ? pc->gather_exposed_s : pc->exposed_s);
+}
+
 void report_table_comm(struct table *t, const struct search_plan *sp)
 {
 	const struct estimate *e = &sp->est;
@@ -347,20 +368,14 @@ void report_table_comm(struct table *t, const struct search_plan *sp)
 	table_cols(t, comm_cols, (int)HP_ARRAY_LEN(comm_cols));
 	for (int d = 0; d < DIM_COUNT; d++) {
 		const struct perf_comm *pc = &e->comm[d];
-		if (!pc->used)
-			continue;
-		table_row(t, 0);
-		table_text(t, perf_dim_name((enum perf_dim)d));
-		table_text(t, comm_coll_name(pc->coll));
-		bytes_cell(t, pc->bytes);
-		table_numf(t, "%.0f", pc->calls);
-		table_numf(t, "%.0f", pc->group);
-		table_numf(t, "%.0f", pc->group_nodes);
-		table_text(t, pc->link);
-		table_text(t, comm_algo_name(pc->algo));
-		table_text(t, comm_proto_name(pc->proto));
-		duration_cell(t, pc->time_s);
-		duration_cell(t, pc->exposed_s);
+		if (pc->used)
+			comm_row(t, perf_dim_name((enum perf_dim)d), pc, 0);
+		/* ZeRO-1/2's parameter gather, in the dp row's times */
+		if (pc->used && pc->gather_s > 0)
+			comm_row(t, "", pc, 1);
+		/* a WAN hand-off that does not set the step */
+		if (d == DIM_PP && e->pp_wan.used)
+			comm_row(t, "pp", &e->pp_wan, 0);
 	}
 }
 

@@ -322,8 +322,18 @@ for name, args in CASES:
     # the communication table: the JSON's collectives in the Markdown and
     # estimate's table (bytes by hp_fmt_bytes, times by hp_fmt_duration)
     comm_md = md_table(M, "### Communication") or []
-    eq(len(comm_md), len(p["comm"]), w + ": Markdown communication rows")
-    for r, c in zip(comm_md, p["comm"]):
+    # a dp row's "includes" (ZeRO-1/2's parameter gather, in its times) is
+    # a "+ allgather" row under it, one call a step
+    rows = []
+    for c in p["comm"]:
+        rows.append(c)
+        if "includes" in c:
+            g = dict(c, dim="", calls_per_step=1, **{k: v for k, v in c["includes"].items()})
+            g["collective"] = "+ " + g["collective"]
+            del g["includes"]
+            rows.append(g)
+    eq(len(comm_md), len(rows), w + ": Markdown communication rows")
+    for r, c in zip(comm_md, rows):
         cw = [c["dim"], c["collective"], fmt_bytes(c["bytes"]), "%g" % c["calls_per_step"], str(c["group"]),
               str(c["group_nodes"]), c["link"], c["algorithm"], c["protocol"],
               fmt_duration(c["time_s"]), fmt_duration(c["exposed_s"])]
