@@ -1213,7 +1213,9 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 		*brk = 0;
 		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
 		cv.row++;
-		tui_put(cv_y(&cv), 4, w - 6, tui_attr(t, C_DIM), brk + 2);
+		/* at the line's own indent, as the Detail's other wrapped
+		 * lines (the title, the memory line) */
+		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), brk + 2);
 		cv.row++;
 	} else {
 		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
