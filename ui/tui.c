@@ -533,10 +533,9 @@ static void draw_header(struct tui *t)
 	int x = 1;
 	x += tui_putf(0, x, COLS - x, a | (int)A_BOLD, "hetplan %s", HETPLAN_VERSION);
 	x += tui_putf(0, x, COLS - x - 8, a, " %s %s %s ", bar, where, bar);
-	/* up to one blank before "? help" (right in its 8 cells: the
-	 * text's last cell is COLS - 2), as the bars have one blank each
-	 * side; it kept three, and dropped the pool count at 76 columns
-	 * where it fits */
+	/* one blank before "? help" (right in its 8 cells, from COLS - 7
+	 * to COLS - 2), as the bars have one blank each side; it kept two,
+	 * and dropped the pool count at 76 columns where it fits */
 	int room = COLS - x - 8;
 	if (tui_width(what) > room)      /* narrow: drop the pool count */
 		*strrchr(what, ',') = 0;
