@@ -92,8 +92,9 @@ cli_launch() {   # OUT ARGS...: hetplan launch on the saved cluster
 keys ex L
 wait_for ex "Launch config to" || bad "L did not prompt: $(screen ex | tail -1)"
 keys ex C-u pool-ds.json Enter
-# the verdict comes first (a narrow status line cuts the end)
-wait_for ex "notes: DeepSpeed does not run this plan as planned" && ok ||
+# a short "wrote FILE" first, the verdict after it (a narrow status line
+# cuts the end: both must show)
+wait_for ex "wrote pool-ds.json; 2 notes: DeepSpeed does not run this plan as planned" && ok ||
 	bad "no DeepSpeed verdict: $(screen ex | tail -1)"
 [ -s "$tmp/pool-ds.json" ] && ok || bad "pool-ds.json was not written"
 cli_launch cli-ds.json --plan "$tmp/poolplan.json" --tokens 2T --format deepspeed
@@ -105,8 +106,8 @@ wait_gone ex "DeepSpeed does not run" || bad "g left the message up"
 keys ex L
 wait_for ex "Launch config to" || bad "L did not prompt on plan 1"
 keys ex Enter
-# plan 1 spans two GPU types: the note comes first, the file's name after
-wait_file "$tmp/hetplan-launch.txt" && wait_for ex "notes: GPU types: the plan runs on" && ok ||
+# plan 1 spans two GPU types: the file's name, then the note
+wait_file "$tmp/hetplan-launch.txt" && wait_status ex '^ *wrote hetplan-launch\.txt; [0-9]+ notes: GPU types: the plan runs on' 300 && ok ||
 	bad "default launch name: $(screen ex | tail -1)"
 cli_launch cli-1.txt --plan "$tmp/cli.json" --rank 1
 cmp "$tmp/hetplan-launch.txt" "$tmp/cli-1.txt" && ok || bad "plan 1's Megatron arguments differ"
@@ -116,6 +117,19 @@ keys ex C-u plan1.sh Enter
 wait_file "$tmp/plan1.sh" && ok || bad "plan1.sh: $(screen ex | tail -1)"
 cli_launch cli-1.sh --plan "$tmp/cli.json" --rank 1 --format slurm
 cmp "$tmp/plan1.sh" "$tmp/cli-1.sh" && ok || bad "plan 1's Slurm script differs"
+# At 80 columns the status line leads with "wrote FILE", a long name cut
+# in its middle so the verdict still shows. It led with the notes ("3
+# notes: GPU types: the plan runs on ...; wrote ..."), and the cut hid
+# whether the file was written.
+$T resize-window -t ex -x 80 -y 40
+keys ex L
+wait_for ex "Launch config to" || bad "L did not prompt at 80 columns"
+keys ex C-u plan-one-for-the-two-gpu-types-run.sh Enter
+wait_file "$tmp/plan-one-for-the-two-gpu-types-run.sh" || bad "the long-named script was not written"
+wait_status ex '^ *wrote plan-one-for~pu-types-run\.sh; [0-9]+ notes: GPU types' 300 && ok ||
+	bad "80 columns, L: $(screen ex | tail -1)"
+cmp "$tmp/plan-one-for-the-two-gpu-types-run.sh" "$tmp/cli-1.sh" && ok || bad "the long-named script differs"
+$T resize-window -t ex -x 120 -y 40
 # the what-if view: plan 1 edited to an estimate-only framework
 keys ex E
 wait_for ex "What if: #1" || bad "E did not open the plan editor"

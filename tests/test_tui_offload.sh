@@ -137,6 +137,17 @@ if errs:
 PY
 }
 
+# pts_agree S: every "B vs A" change in points on the screen is the
+# difference of the two one-decimal percents printed beside it, as a
+# reader subtracts them. It was the unrounded difference: MFU 53.7% ->
+# 29.5% read "-24.1 pts" (ZeRO-Offload below, both sizes).
+pts_agree() {
+	screen "$1" | grep -oE '[0-9.]+% +[0-9.]+% +[+-][0-9.]+ pts' |
+		awk '{ a = $1 + 0; b = $2 + 0; d = sprintf("%+.1f", b - a)
+		       if (d != $3) { print; bad = 1 } } END { exit bad }' >"$tmp/pts" && ok ||
+		bad "a change in points is not the difference of its two values: $(cat "$tmp/pts")"
+}
+
 # run S W H ARGS ASCII: the whole walk in a session of W x H.
 run() {
 	s=$1 ascii=$5 sep="│"
@@ -158,6 +169,7 @@ run() {
 	cycle "$s" offload optimizer
 	check "$s" "$ascii" --framework deepspeed --zero 2 --offload optimizer
 	golden "planedit-offload-optimizer-$2x$3" "$s"
+	pts_agree "$s"
 
 	# ---- 2. Megatron-Core activation offload of 16 layers
 	keys "$s" r
@@ -172,6 +184,7 @@ run() {
 	setnum "$s" offload_layers 16
 	check "$s" "$ascii" --framework megatron-core --zero "$z" --recompute none --offload activations --offload-layers 16
 	golden "planedit-offload-activations-$2x$3" "$s"
+	pts_agree "$s"
 
 	# ---- 3. recompute full with activation offload: refused, by name
 	cycle "$s" recompute full

@@ -533,9 +533,13 @@ static void draw_header(struct tui *t)
 	int x = 1;
 	x += tui_putf(0, x, COLS - x, a | (int)A_BOLD, "hetplan %s", HETPLAN_VERSION);
 	x += tui_putf(0, x, COLS - x - 8, a, " %s %s %s ", bar, where, bar);
-	if (tui_width(what) > COLS - x - 9)      /* narrow: drop the pool count */
+	/* one blank before "? help" (right in its 8 cells, from COLS - 7
+	 * to COLS - 2), as the bars have one blank each side; it kept two,
+	 * and dropped the pool count at 76 columns where it fits */
+	int room = COLS - x - 8;
+	if (tui_width(what) > room)      /* narrow: drop the pool count */
 		*strrchr(what, ',') = 0;
-	tui_put(0, x, COLS - x - 9, a, what);
+	tui_put(0, x, room, a, what);
 	tui_putr(0, COLS - 9, 8, a, "? help");
 }
 

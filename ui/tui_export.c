@@ -17,6 +17,7 @@
 #include "report.h"
 #include "sbuf.h"
 #include "tui_int.h"
+#include "utf8.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -174,6 +175,23 @@ static int launch_shown_note(const char *notes, const char **line, int *count)
 	return e ? (int)(e - *line) : (int)strlen(*line);
 }
 
+/* path's base name into out, at most NAME_COLS columns: a longer one
+ * keeps its start and its end (the extension that chose the format) about
+ * a "~", cut on characters. */
+enum { NAME_COLS = 28, NAME_HEAD = 12 };
+static void short_name(const char *path, char *out, size_t n)
+{
+	const char *base = strrchr(path, '/');
+	base = base && base[1] ? base + 1 : path;
+	if (utf8_cols(base) <= NAME_COLS) {
+		snprintf(out, n, "%s", base);
+		return;
+	}
+	size_t head = utf8_cut_cols(base, NAME_HEAD);
+	const char *tail = base + utf8_tail_cols(base, NAME_COLS - NAME_HEAD - 1);
+	snprintf(out, n, "%.*s~%s", (int)head, base, tail);
+}
+
 int tui_export_launch(const struct tui *t, int id, const char *path, char *msg, size_t n,
 		      int *warn, struct hp_err *err)
 {
@@ -198,14 +216,16 @@ int tui_export_launch(const struct tui *t, int id, const char *path, char *msg, 
 		const char *line;
 		int count, ln = launch_shown_note(notes, &line, &count);
 		*warn = count > 0;
-		/* the verdict first and the file's name alone: an 80-column
-		 * status line cuts the end, and the path is the part the user
-		 * typed */
-		const char *base = strrchr(path, '/');
-		base = base && base[1] ? base + 1 : path;
+		/* a short "wrote FILE" first, then the verdict: an 80-column
+		 * status line cuts the end, and both must show there (with the
+		 * notes first, a long note hid whether the file was written);
+		 * the file's name alone (the path is the part the user typed),
+		 * cut in its middle when long so the verdict still shows */
+		char base[128];
+		short_name(path, base, sizeof base);
 		if (count)
-			snprintf(msg, n, "%d note%s: %.*s; wrote %s (%s)", count,
-				 count == 1 ? "" : "s", ln, line, base, launch_exts[row].what);
+			snprintf(msg, n, "wrote %s; %d note%s: %.*s; format: %s", base, count,
+				 count == 1 ? "" : "s", ln, line, launch_exts[row].what);
 		else
 			snprintf(msg, n, "wrote %s (%s)", base, launch_exts[row].what);
 	}

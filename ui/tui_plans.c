@@ -1213,7 +1213,9 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 		*brk = 0;
 		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
 		cv.row++;
-		tui_put(cv_y(&cv), 4, w - 6, tui_attr(t, C_DIM), brk + 2);
+		/* at the line's own indent, as the Detail's other wrapped
+		 * lines (the title, the memory line) */
+		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), brk + 2);
 		cv.row++;
 	} else {
 		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
@@ -1488,8 +1490,14 @@ int tui_metric_table(const struct tui *t, const struct search_plan *pa,
 		tui_put(y, x, lw, 0, metrics[i].name);
 		tui_putr(y, xa, cw, A_BOLD, va);
 		tui_putr(y, xb, cw, A_BOLD, vb);
-		if (a > 0 && b > 0 && fabs(b - a) > 1e-9 * fabs(a)) {
-			double d = pct ? 100 * (b - a) : (b - a) / a;
+		/* MFU and headroom differ by the points shown: the difference
+		 * of the one-decimal values printed beside it, which a reader
+		 * subtracts (51.9% -> 54.5% read "+2.5 pts" when taken from
+		 * the unrounded 0.51946 and 0.54452); equal as printed, the
+		 * row reads "same" */
+		double shown = pct && a > 0 && b > 0 ? strtod(vb, NULL) - strtod(va, NULL) : 0;
+		if (a > 0 && b > 0 && (pct ? fabs(shown) > 0.05 : fabs(b - a) > 1e-9 * fabs(a))) {
+			double d = pct ? shown : (b - a) / a;
 			int good = metrics[i].better * (d > 0 ? 1 : -1);
 			char ds[32];
 			if (pct)

@@ -235,6 +235,8 @@ static void *serve_worker(void *arg)
  * one that the view has not applied yet (a workspace just opened). Values
  * were checked when the file was read; one that no longer parses (a preset
  * gone from the user's catalog) keeps the view's current value. */
+static void build_note(struct tui *t);
+
 static void serve_from_ws(struct tui *t)
 {
 	struct tui_serve *s = t->serve;
@@ -250,6 +252,9 @@ static void serve_from_ws(struct tui *t)
 	if (serve_dist_parse(w->osl, &s->so.osl, &err) == 0)
 		hp_strlcpy(s->osl, w->osl, sizeof s->osl);
 	ws_serve_to_opts(w, &s->so);
+	/* the pair `hetplan serve` refuses (an engine with another
+	 * engine's build) was silent until an edit: noted as it opens */
+	build_note(t);
 }
 
 /* An edit of the view: its settings become the workspace's "serve"
