@@ -61,7 +61,9 @@ struct comm_group {
 	struct comm_fabric fab;
 	double oversub;           /* spine oversubscription (>= 1) */
 	int cross_site;           /* spans pools joined by a WAN link */
-	double wan_Bps;           /* that link, per direction, shared by the group */
+	double wan_Bps;           /* that link, per direction: this group's share of
+				   * it (perf_memo.c build_group divides it among
+				   * the groups crossing at once) */
 	double wan_latency_s;
 	/* All-reduces of at most this many bytes inside one node run as a
 	 * serving engine's own one-shot / two-shot NVLink kernel, not NCCL's

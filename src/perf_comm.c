@@ -199,6 +199,7 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
 	pg->ranks = ranks < 1 ? 1 : ranks;
 	pg->ranks_per_node = per_node < 1 ? 1 : (per_node > pg->ranks ? pg->ranks : per_node);
 	pg->share = 0;
+	pg->wan_flows = 0;
 	/* a group on two pools leaves the node, whatever fits in one */
 	if (pg->b != a && pg->ranks_per_node >= pg->ranks && pg->ranks > 1)
 		pg->ranks_per_node = (pg->ranks + 1) / 2;
@@ -930,6 +931,11 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
 		if (!same_node)
 			gp.share = pp_share(x, j);
+		/* every replica of the group hands off at once (1F1B's lock
+		 * step), each of the stage's tp x cp ranks its own flow: across
+		 * sites they share the WAN link (other groups' hand-offs over
+		 * the same WAN are not counted: a lower bound) */
+		gp.wan_flows = x->tp * x->cp * (x->rep->count > 0 ? x->rep->count : 1);
 		double bytes = x->T * x->m->hidden * perf_act_elem_bytes(p) / (p->sp ? x->tp : 1);
 		double one, sent = bytes;
 		/* DeepSpeed partitions a TP-replicated output; under sequence
@@ -1276,6 +1282,13 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	perf_expert_layout(x, &ep_node, &edp_node);
 	make_group(x, st->pool, x->other_pool, d, per_node, &gd);
 	make_group(x, st->pool, x->other_pool, de, edp_node, &gde);
+	/* The stage's DP groups reduce at once, one per TP rank (and the
+	 * expert-DP groups, one per rank of the stage over their size): on
+	 * a cross-site plan all of them cross the one WAN link together.
+	 * Other stages' syncs are not counted (they finish their backward
+	 * at other times under 1F1B): a lower bound on the sharing. */
+	gd.wan_flows = x->tp;
+	gde.wan_flows = de > 0 ? (x->tp * x->cp * x->dp) / de : 1;
 	double sl = x->k->dp_overlap_slowdown;
 	int gov = x->grad_ov, pov = x->param_ov;
 	/* DeepSpeed's PipelineEngine reduces the gradients after the pipeline

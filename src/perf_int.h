@@ -68,6 +68,9 @@ struct perf_group {
 	int a, b;
 	int ranks, ranks_per_node;
 	int share;
+	int wan_flows;   /* groups of this kind crossing the WAN at once when
+			  * the group spans two sites (0 or 1: alone): they
+			  * share its one link (perf_memo.c build_group) */
 	const struct perf_link *link;
 };
 

@@ -522,6 +522,10 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	 * leaves the node gets its share of the node's NICs: rails, one NIC
 	 * per GPU on the usual 8-NIC nodes. A pipeline hand-off shares them
 	 * with its stage's other GPUs on the node only (pg->share). */
+	/* the WAN link between two sites is one link: the groups that cross
+	 * it at once share it (pg->wan_flows) */
+	if (g->cross_site && pg->wan_flows > 1)
+		g->wan_Bps /= pg->wan_flows;
 	int gpn = perf_domain_gpus(pa);
 	if (gpn > pa->gpus_per_node) {
 		g->fab.nics *= gpn / pa->gpus_per_node;
@@ -603,7 +607,7 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 	memcpy(&bits, &bytes, sizeof bits);
 	uint64_t shape0 = (uint64_t)(uint32_t)g->ranks | (uint64_t)(uint32_t)g->ranks_per_node << 32;
 	uint64_t pools = (uint64_t)(unsigned char)g->a | (uint64_t)(unsigned char)g->b << 8 |
-			 (uint64_t)(unsigned)op << 16;
+			 (uint64_t)(unsigned)op << 16 | (uint64_t)(g->wan_flows & 0xff) << 24;
 	uint64_t tag = pools | (uint64_t)mo->gen << 32;
 	/* The slot from the hash's top bits. A message size is a double, and
 	 * the planner's are mostly round (mbs x s x hidden x 2 bytes, and
@@ -616,7 +620,8 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 	 * lookups and 26M fewer instructions). */
 	uint64_t h = ((shape0 ^ pools << 40 ^ (uint64_t)(uint32_t)g->share << 24) *
 		      0x9e3779b97f4a7c15ull ^ bits) * 0xff51afd7ed558ccdull;
-	if ((unsigned)g->ranks_per_node > 0xffff || (unsigned)g->share > 0xffff)
+	if ((unsigned)g->ranks_per_node > 0xffff || (unsigned)g->share > 0xffff ||
+	    (unsigned)g->wan_flows > 0xff)
 		return coll_miss(mo, NULL, 0, 0, g, op, bytes, r);
 	uint64_t shape = (uint64_t)(uint32_t)g->ranks |
 			 (uint64_t)(uint32_t)g->ranks_per_node << 32 |

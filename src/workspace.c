@@ -28,7 +28,7 @@ static const struct hp_field fabric_field_list[] = {
 	  .label = "Oversubscription", .unit = ":1", .hint = "spine, 1 = non-blocking",
 	  .help = "spine oversubscription, 1 = non-blocking (default 1); slows tree and all-to-all groups over more than one leaf of 32 hosts" },
 	{ .key = "inter_pool_gbps", .kind = FK_NUM, .off = CF(inter_pool_gbps), .min = 0.001,
-	  .max = 1e6, .label = "WAN link", .unit = "Gb/s", .help = "link between sites, Gb/s per direction (default 100)" },
+	  .max = 1e6, .label = "WAN link", .unit = "Gb/s", .help = "link between sites, Gb/s per direction (default 100), shared by the groups crossing it at once" },
 	{ .key = "inter_pool_latency_us", .kind = FK_NUM, .off = CF(inter_pool_latency_us),
 	  .min = 0, .max = 1e7, .label = "WAN latency", .unit = "us",
 	  .help = "latency between sites, microseconds (default 1000)" },
