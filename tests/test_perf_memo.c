@@ -647,7 +647,7 @@ struct coll_run {
 
 static void coll_ask(struct perf_memo *mo, int key, struct coll_ans *a)
 {
-	struct perf_group g = { 0, 0, 16, 8, 0, perf_memo_link(mo, 0, 0) };
+	struct perf_group g = { 0, 0, 16, 8, 0, 0, perf_memo_link(mo, 0, 0) };
 	struct comm_result r;
 	double bytes = 1e6 + 4096.0 * (key / 2);
 	a->rc = perf_memo_coll(mo, &g, key % 2 ? COMM_ALLGATHER : COMM_ALLREDUCE, bytes, &r);
@@ -770,7 +770,7 @@ TEST(reduce_scatter_costs_as_all_gather)
 	for (int a = 0; a < 4; a++)
 		for (int r = 2; r <= 8; r *= 2)
 			for (int e = 10; e <= 30; e += 4) {
-				struct perf_group pg = { a, a, r, r, 0, perf_memo_link(mo, a, a) };
+				struct perf_group pg = { a, a, r, r, 0, 0, perf_memo_link(mo, a, a) };
 				struct comm_group g = pg.link->base;
 				g.ranks = r;
 				g.ranks_per_node = r;
