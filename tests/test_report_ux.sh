@@ -114,7 +114,9 @@ assert single["step_time_s"] == p["step_time_s"]
 assert "| vs best single-pool plan | it is that plan: the best on h100 alone |" in md, md[:1500]
 PY
 
-# 6. Long names stay inside the page. Five pools of 31-byte names: the
+# 6. Long names stay inside the page. Five pools of 31-byte names, one
+# site (on two sites the WAN they share keeps plan 1 on two pools since
+# 8c66d1a; plan 1 here spans four): the
 # layout picture's pool legend ran in one row past the picture's right
 # edge (x 1000 of its viewBox), over the "layers 0 to 31" note; the step
 # chart's plan labels (text-anchor end) ran off its left edge. The bound
@@ -124,8 +126,8 @@ PY
 python3 - "$T/wide.json" <<'PY'
 import json, sys
 gpus = ["H100-SXM", "A100-SXM4-40GB", "L40S", "A100-SXM4-80GB", "H200-SXM"]
-pools = [{"name": "pool%d_%s%d" % (i, "x" * 24, i), "gpu": g, "nodes": {"max": 2},
-          "site": "s%d" % (i % 2)} for i, g in enumerate(gpus)]
+pools = [{"name": "pool%d_%s%d" % (i, "x" * 24, i), "gpu": g, "nodes": {"max": 2}}
+         for i, g in enumerate(gpus)]
 json.dump({"version": 1, "cluster": {"name": "wide", "pools": pools}, "model": "llama3.1-8b",
            "workload": {"gbs": 512, "seq_len": 4096, "tokens": 1e11, "top": 6}}, open(sys.argv[1], "w"))
 PY
@@ -136,7 +138,7 @@ h = open(sys.argv[1]).read()
 lay = h[h.index('aria-label="Replica and pipeline'):]
 lay = lay[:lay.index("</svg>")]
 items = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" font-size="12">([^<]*)</text>', lay)
-assert len(items) == 5, items
+assert len(items) >= 4, items
 for x, y, t in items:
     assert float(x) + 5.4 * len(html.unescape(t)) <= 1000, (x, t)
 step = h[h.index('aria-label="Step time breakdown'):]
