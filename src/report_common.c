@@ -295,14 +295,7 @@ void report_summarize(const struct report_input *in, struct report_summary *s)
 
 int report_single_is_chosen(const struct report_summary *s)
 {
-	const struct search_plan *a = s->chosen, *b = s->single;
-	int ua[HP_MAX_POOLS], ub[HP_MAX_POOLS];
-	if (!a || !b)
-		return 0;
-	plan_gpus(&a->plan, ua);
-	plan_gpus(&b->plan, ub);
-	return !memcmp(ua, ub, sizeof ua) && a->est.step_time_s == b->est.step_time_s &&
-	       a->est.tokens_per_s == b->est.tokens_per_s;
+	return s->chosen && s->single && plan_equal(&s->chosen->plan, &s->single->plan);
 }
 
 char *report_memory_text(const struct search_plan *sp, char *buf, size_t n)

@@ -681,13 +681,8 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			sbuf_addf(o, " %8s tokens/s, %s, %s", tok, t, cost);
 			/* the pool's best plan may be plan 1 itself (a one-pool
 			 * plan wins): "the best plan is 0% faster and 0.0%
-			 * cheaper" said nothing; the same label, GPUs, rate and
-			 * cost to train are the same plan */
-			char lb0[PLAN_LABEL_MAX];
-			plan_list_label(b, c, res->plans, NULL, res->n_plans, 1, lb0, sizeof lb0);
-			if (!strcmp(lb, lb0) && sp->est.n_gpus == b->est.n_gpus &&
-			    sp->est.tokens_per_s == b->est.tokens_per_s &&
-			    sp->cost_to_train_usd == b->cost_to_train_usd) {
+			 * cheaper" said nothing */
+			if (plan_equal(&sp->plan, &b->plan)) {
 				sbuf_add(o, "; plan 1 itself\n");
 				continue;
 			}
