@@ -218,17 +218,8 @@ static int command_takes(const struct command *c, const char *a)
 static int option_before_command(int argc, char **argv)
 {
 	const char *a = argv[1];
-	if (a[0] != '-' || !a[1])
+	if (a[0] != '-' || !a[1] || command_takes(command_find("tui"), a))
 		return 0;
-	if (a[1] != '-') {
-		if (a[1] == 'w' || a[1] == 'h')
-			return 0;
-	} else {
-		size_t n = strcspn(a + 2, "=");
-		for (const struct option *o = tui_options(); o->name; o++)
-			if (strlen(o->name) == n && !strncmp(o->name, a + 2, n))
-				return 0;
-	}
 	for (int i = 2; i < argc; i++) {
 		const struct command *c = command_find(argv[i]);
 		/* only an option the command takes: 'hetplan --list-fields
