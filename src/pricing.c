@@ -91,14 +91,6 @@ void pricing_lower(char *s)
 			*s = (char)(*s - 'A' + 'a');
 }
 
-size_t pricing_copy(char *dst, const char *src, size_t n)
-{
-	size_t k = utf8_cut(src, n - 1);
-	memcpy(dst, src, k);
-	dst[k] = '\0';
-	return strlen(src);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Numbers: the C locale whatever the program's locale is (the TUI sets the
  * user's), without touching other threads. */
@@ -162,8 +154,8 @@ int pricing_add_source(struct price_book *pb, const char *name, const char *url,
 		return -1;   /* full: never hand out another source's slot */
 	struct price_source_info *s = &pb->src[pb->n_src];
 	memset(s, 0, sizeof *s);
-	pricing_copy(s->name, name, sizeof s->name);
-	pricing_copy(s->url, url ? url : "", sizeof s->url);
+	utf8_copy(s->name, sizeof s->name, name);
+	utf8_copy(s->url, sizeof s->url, url ? url : "");
 	s->origin = origin;
 	s->fetched_at = s->checked_at = fetched_at;
 	return pb->n_src++;
@@ -210,7 +202,7 @@ void pricing_warn(struct price_book *pb, const char *msg)
 		return;
 	/* a message too long for what is left ends on a whole UTF-8 character */
 	snprintf(pb->warnings + l, sizeof pb->warnings - l, "%s%.*s", l ? "\n" : "",
-		 PRICING_CUT(msg, sizeof pb->warnings - l - 2));
+		 UTF8_CUT(msg, sizeof pb->warnings - l - 2));
 }
 
 /* A GPU name in the feed's specs, then the catalog. */
@@ -288,7 +280,7 @@ int pricing_resolve_gpu(const struct price_book *pb, const struct catalog *cat,
 	const struct gpu_spec *g = pricing_lookup_gpu(pb, cat, name);
 	if (!g)
 		return -1;
-	pricing_copy(o->gpu, g->name, sizeof o->gpu);
+	utf8_copy(o->gpu, sizeof o->gpu, g->name);
 	return 0;
 }
 
@@ -558,13 +550,13 @@ int pricing_apply(const struct price_book *pb, struct cluster *c)
 		char fb[64] = "";
 		if (fell_back)
 			snprintf(fb, sizeof fb, " (fallback: no %.*s offer)",
-				 PRICING_CUT(machine, 31));
+				 UTF8_CUT(machine, 31));
 		const char *sn = s && s->origin != PRICE_EMBEDDED ? s->name : "";
 		snprintf(p->price_source, sizeof p->price_source,
-			 "%.*s %.*s %.*s %s%s; %.*s%s%.*s", PRICING_CUT(o->provider, 10),
-			 PRICING_CUT(*o->instance ? o->instance : "-", 28),
-			 PRICING_CUT(o->region, 16), o->spot ? "spot" : "on-demand", fb,
-			 PRICING_CUT(sn, 24), *sn ? " " : "", PRICING_CUT(age, 20));
+			 "%.*s %.*s %.*s %s%s; %.*s%s%.*s", UTF8_CUT(o->provider, 10),
+			 UTF8_CUT(*o->instance ? o->instance : "-", 28),
+			 UTF8_CUT(o->region, 16), o->spot ? "spot" : "on-demand", fb,
+			 UTF8_CUT(sn, 24), *sn ? " " : "", UTF8_CUT(age, 20));
 		(void)now;
 		priced++;
 	}

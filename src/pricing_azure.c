@@ -93,8 +93,8 @@ int pricing_parse_azure_page(struct price_book *pb, int src, const char *text,
 		struct price_offer o = { 0 };
 		o.source = src;
 		hp_strlcpy(o.provider, "azure", sizeof o.provider);
-		pricing_copy(o.instance, sku, sizeof o.instance);
-		pricing_copy(o.region, jstr(it, "armRegionName"), sizeof o.region);
+		utf8_copy(o.instance, sizeof o.instance, sku);
+		utf8_copy(o.region, sizeof o.region, jstr(it, "armRegionName"));
 		pricing_emit(pb, cat, &o, 0, spot ? -1 : p, spot ? p : -1);
 	}
 	rc = 0;
@@ -190,7 +190,7 @@ static int azure_fetch(struct price_fetch *f, char **body, size_t *len, struct h
 			if (https && strncmp(next, "https:", 6)) {
 				hp_err_set(err, HP_EXIT_FAIL,
 					   "azure page %d: NextPageLink leaves https (%.*s)",
-					   page, PRICING_CUT(next, 200));
+					   page, UTF8_CUT(next, 200));
 				goto out;
 			}
 			free(url);
@@ -224,8 +224,8 @@ out:
 	if (rc < 0 && *note) {
 		char tmp[sizeof err->msg];
 		snprintf(tmp, sizeof tmp, "%s", err->msg);
-		hp_err_set(err, HP_EXIT_FAIL, "%.*s (after: %.*s)", PRICING_CUT(tmp, 300),
-			   PRICING_CUT(note, 200));
+		hp_err_set(err, HP_EXIT_FAIL, "%.*s (after: %.*s)", UTF8_CUT(tmp, 300),
+			   UTF8_CUT(note, 200));
 	}
 	free(url);
 	pricing_free(&t);

@@ -273,7 +273,7 @@ static int load_one(struct price_book *pb, const char *path, const struct catalo
 	}
 	pb->src[src].checked_at = e.checked_at;
 	char what[700];
-	snprintf(what, sizeof what, "%.*s (cache %.*s)", PRICING_CUT(e.source, 160), PRICING_CUT(path, 500));
+	snprintf(what, sizeof what, "%.*s (cache %.*s)", UTF8_CUT(e.source, 160), UTF8_CUT(path, 500));
 	if (pricing_cache_parse(pb, src, &e, cat, what, err) < 0) {
 		pb->n_src--;
 		goto out;
@@ -325,7 +325,7 @@ int pricing_load(struct price_book *pb, const struct price_config *cfg,
 		struct hp_err e2 = { 0 };
 		if (load_one(pb, path, cat, cov, sizeof cov, &e2) < 0) {
 			char w[600];
-			snprintf(w, sizeof w, "ignoring a cache file: %.*s", PRICING_CUT(e2.msg, 560));
+			snprintf(w, sizeof w, "ignoring a cache file: %.*s", UTF8_CUT(e2.msg, 560));
 			pricing_warn(pb, w);
 		} else if (*cov && nc < PRICE_MAX_SOURCES) {
 			hp_strlcpy(covered[nc++], cov, sizeof covered[0]);

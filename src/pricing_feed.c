@@ -58,7 +58,7 @@ static int feed_offer(struct price_book *pb, int src, const cJSON *it, const cha
 	const struct gpu_spec *g = pricing_lookup_gpu(pb, cat, gpu);
 	if (!g) {
 		char w[200];
-		snprintf(w, sizeof w, "%.*s: %s.gpu", PRICING_CUT(what, 120), path);
+		snprintf(w, sizeof w, "%.*s: %s.gpu", UTF8_CUT(what, 120), path);
 		if (cat)
 			return catalog_gpu_unknown(cat, gpu, w, err);
 		return hp_err_set(err, HP_EXIT_INPUT, "%s: unknown GPU '%s'", w, gpu);
@@ -72,8 +72,8 @@ static int feed_offer(struct price_book *pb, int src, const cJSON *it, const cha
 				  "%s: %s: needs a price: usd_per_hour, usd_per_gpu_hour, spot_usd_per_hour or spot_usd_per_gpu_hour",
 				  what, path);
 	pricing_lower(o.provider);
-	pricing_copy(o.gpu, g->name, sizeof o.gpu);
-	pricing_copy(o.label, gpu, sizeof o.label);
+	utf8_copy(o.gpu, sizeof o.gpu, g->name);
+	utf8_copy(o.label, sizeof o.label, gpu);
 	o.gpus = n;
 	for (int s = 0; s < 2; s++) {
 		double p = s ? sp : od;

@@ -109,7 +109,7 @@ static int load_specs(struct price_book *pb, const char *path, const struct cata
 		return r;
 	int src = pricing_add_source(pb, e.source, e.url, PRICE_CACHE, e.fetched_at);
 	char what[700];
-	snprintf(what, sizeof what, "%.*s (cache %.*s)", PRICING_CUT(e.source, 160), PRICING_CUT(path, 500));
+	snprintf(what, sizeof what, "%.*s (cache %.*s)", UTF8_CUT(e.source, 160), UTF8_CUT(path, 500));
 	r = src < 0 ? hp_err_set(err, HP_EXIT_INPUT, "%s: too many cached sources", path)
 		    : pricing_cache_parse(pb, src, &e, cat, what, err);
 	if (r == 0 && info) {
@@ -178,7 +178,7 @@ static void note(char *warn, size_t wn, const char *msg)
 	 * on a whole UTF-8 character */
 	if (l + 26 < wn)
 		snprintf(warn + l, wn - l, "%signoring a cache file: %.*s", l ? "\n" : "",
-			 PRICING_CUT(msg, wn - l - 26));
+			 UTF8_CUT(msg, wn - l - 26));
 }
 
 int pricing_catalog_extend(struct catalog *cat, const struct price_config *cfg, char *warn,

@@ -99,14 +99,6 @@ void pricing_emit(struct price_book *pb, const struct catalog *cat, struct price
 /* Add or replace a GPU spec of the book (names and text scrubbed). */
 void pricing_add_gpu(struct price_book *pb, const struct gpu_spec *g);
 void pricing_lower(char *s);
-/* src into dst (n > 0 bytes), NUL-terminated, cut at most n - 1 bytes in
- * and never inside a UTF-8 character: a feed's region, instance or name
- * longer than its field keeps its whole characters ("eu-" + ten U+20AC
- * into 32 bytes keeps nine euro signs, not nine and a broken byte pair).
- * Returns strlen(src), as hp_strlcpy does. */
-size_t pricing_copy(char *dst, const char *src, size_t n);
-/* "%.*s" arguments: s cut at max bytes on a whole UTF-8 character. */
-#define PRICING_CUT(s, max) (int)utf8_cut((s), (max)), (s)
 /* arg_ok and url of the sources named by a URL (json:URL, gpus:URL): an
  * http(s) URL, the whole name under 500 bytes; fetched as it is. */
 int pricing_url_arg_ok(const char *name, const char *arg, struct hp_err *err);

@@ -162,13 +162,13 @@ static void csv_row(int term, void *ud)
 	struct price_offer o = { 0 };
 	o.source = x->src;
 	char prov[24];
-	pricing_copy(prov, x->col[C_CLOUD] >= 0 ? fld(x, C_CLOUD) : x->cloud, sizeof prov);
+	utf8_copy(prov, sizeof prov, x->col[C_CLOUD] >= 0 ? fld(x, C_CLOUD) : x->cloud);
 	pricing_lower(prov);
-	pricing_copy(o.provider, prov, sizeof o.provider);
-	pricing_copy(o.instance, fld(x, C_INST), sizeof o.instance);
-	pricing_copy(o.label, fld(x, C_ACC), sizeof o.label);
-	pricing_copy(o.region, fld(x, C_REGION), sizeof o.region);
-	pricing_copy(o.zone, fld(x, C_ZONE), sizeof o.zone);
+	utf8_copy(o.provider, sizeof o.provider, prov);
+	utf8_copy(o.instance, sizeof o.instance, fld(x, C_INST));
+	utf8_copy(o.label, sizeof o.label, fld(x, C_ACC));
+	utf8_copy(o.region, sizeof o.region, fld(x, C_REGION));
+	utf8_copy(o.zone, sizeof o.zone, fld(x, C_ZONE));
 	o.mem_mib_reported = gpuinfo_mib(fld(x, C_INFO));
 	double count = 0, od = pricing_price(fld(x, C_PRICE)), spot = pricing_price(fld(x, C_SPOT));
 	if (pricing_num(fld(x, C_COUNT), &count) || count < 0)
@@ -176,10 +176,10 @@ static void csv_row(int term, void *ud)
 	if (!strcmp(o.provider, "gcp")) {
 		/* GCP bills the host VM and its GPUs on separate rows. */
 		struct gcp_row r = { 0 };
-		pricing_copy(r.inst, o.instance, sizeof r.inst);
-		pricing_copy(r.label, o.label, sizeof r.label);
-		pricing_copy(r.region, o.region, sizeof r.region);
-		pricing_copy(r.zone, o.zone, sizeof r.zone);
+		utf8_copy(r.inst, sizeof r.inst, o.instance);
+		utf8_copy(r.label, sizeof r.label, o.label);
+		utf8_copy(r.region, sizeof r.region, o.region);
+		utf8_copy(r.zone, sizeof r.zone, o.zone);
 		r.count = count;
 		r.od = od;
 		r.spot = spot;
@@ -204,10 +204,10 @@ static struct price_offer gcp_offer(const struct csv_ctx *x, const struct gcp_ro
 	struct price_offer o = { 0 };
 	o.source = x->src;
 	hp_strlcpy(o.provider, "gcp", sizeof o.provider);
-	pricing_copy(o.instance, inst, sizeof o.instance);
-	pricing_copy(o.label, acc->label, sizeof o.label);
-	pricing_copy(o.region, acc->region, sizeof o.region);
-	pricing_copy(o.zone, acc->zone, sizeof o.zone);
+	utf8_copy(o.instance, sizeof o.instance, inst);
+	utf8_copy(o.label, sizeof o.label, acc->label);
+	utf8_copy(o.region, sizeof o.region, acc->region);
+	utf8_copy(o.zone, sizeof o.zone, acc->zone);
 	o.mem_mib_reported = acc->mib;
 	return o;
 }
@@ -218,10 +218,10 @@ static void gcp_gpu(const struct csv_ctx *x, const char *label, double count, ch
 {
 	struct price_offer t = { 0 };
 	hp_strlcpy(t.provider, "gcp", sizeof t.provider);
-	pricing_copy(t.label, label, sizeof t.label);
+	utf8_copy(t.label, sizeof t.label, label);
 	want[0] = '\0';
 	if (pricing_resolve_gpu(x->pb, x->cat, &t, count) == 0)
-		pricing_copy(want, t.gpu, n);
+		utf8_copy(want, n, t.gpu);
 }
 
 static void gcp_pair(struct csv_ctx *x)

@@ -2534,15 +2534,6 @@ static int plan_placed(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
-/* s cut to n - 1 bytes on a whole UTF-8 character ("%.40s" of a model
- * name of euro signs cut one, and stderr was no UTF-8). */
-static void cut_copy(char *dst, size_t n, const char *s)
-{
-	size_t k = utf8_cut(s, n - 1);
-	memcpy(dst, s, k);
-	dst[k] = '\0';
-}
-
 /* No candidate configuration: why, and the nearest miss if there is one. */
 static void no_candidates(const struct cluster *c, const struct model_spec *m,
 			  const struct serve_config *base, const struct serve_result *near,
@@ -2552,8 +2543,10 @@ static void no_candidates(const struct cluster *c, const struct model_spec *m,
 				   ? " (pipeline parallelism is off: --overlap-sched on)"
 				   : "";
 	char nm[41], nw[201];
-	cut_copy(nm, sizeof nm, m->name);
-	cut_copy(nw, sizeof nw, near->why);
+	/* on a whole character ("%.40s" of a model name of euro signs cut
+	 * one, and stderr was no UTF-8) */
+	utf8_copy(nm, sizeof nm, m->name);
+	utf8_copy(nw, sizeof nw, near->why);
 	if (near->fits)
 		snprintf(res->why, sizeof res->why,
 			 "no configuration of %s meets the SLOs on any pool: the fastest takes "

@@ -236,3 +236,11 @@ void utf8_cell(char *dst, size_t n, const char *s, int cols)
 		dst[o++] = ' ';
 	dst[o] = 0;
 }
+
+size_t utf8_copy(char *dst, size_t n, const char *s)
+{
+	size_t k = utf8_cut(s, n - 1);
+	memcpy(dst, s, k);
+	dst[k] = '\0';
+	return strlen(s);
+}

@@ -80,6 +80,15 @@ int utf8_cols_n(const char *s, size_t n);
  * on a character boundary: cut there, a label never ends inside a
  * multi-byte character. */
 size_t utf8_cut(const char *s, size_t max);
+/* The arguments of "%.*s" that print at most max bytes of s, cut on a
+ * character: a byte precision alone ("%.24s") can split a UTF-8 name, and
+ * the split byte is drawn as \xE6 or, in a name, saved as invalid UTF-8. */
+#define UTF8_CUT(s, max) (int)utf8_cut((s), (max)), (s)
+
+/* s into dst (n > 0 bytes, always NUL-terminated), cut by utf8_cut to
+ * n - 1 bytes: a copy never ends inside a character. Returns strlen(s),
+ * as strlcpy does, so a caller tells a cut by the result >= n. */
+size_t utf8_copy(char *dst, size_t n, const char *s);
 
 /* Bytes of the longest prefix of s that takes at most cols terminal
  * columns (all of s when it takes fewer); zero-width characters after the

@@ -917,7 +917,7 @@ static void search_msg_clear(struct tui *t)
 static void search_set(struct tui *t, const char *s)
 {
 	search_msg_clear(t);
-	snprintf(t->search, sizeof t->search, "%.*s", TUI_CUT(s, sizeof t->search - 1));
+	snprintf(t->search, sizeof t->search, "%.*s", UTF8_CUT(s, sizeof t->search - 1));
 	tui_search(t, 0);
 }
 
@@ -964,7 +964,7 @@ static int prompt_key(struct tui *t, int ch)
 			char q[200];
 			hp_strlcpy(t->open_path, s, sizeof t->open_path);
 			snprintf(q, sizeof q, "Unsaved changes will be lost; open %.*s? (y/n)",
-				 TUI_CUT(t->open_path, 80));
+				 UTF8_CUT(t->open_path, 80));
 			tui_start_prompt(t, P_CONFIRM_OPEN, q, "");
 		} else if (*s)
 			open_from(t, s);

@@ -481,7 +481,7 @@ static int pool_make(const struct catalog *cat, const struct cluster *c,
 	*tmp = *c;
 	char spec[96];
 	snprintf(spec, sizeof spec, "1x%dx%.*s", g->def_gpus_per_node > 0 ? g->def_gpus_per_node : 8,
-		 TUI_CUT(g->name, 40));
+		 UTF8_CUT(g->name, 40));
 	if (tmp->n_pools == HP_MAX_POOLS) {
 		free(tmp);
 		return hp_err_set(err, HP_EXIT_USAGE, "at most %d pools", HP_MAX_POOLS);
@@ -1236,7 +1236,7 @@ static int cluster_key(struct tui *t, int action, int ch)
 		}
 		struct pool np = *p;
 		for (int k = 2; k < 100; k++) {
-			snprintf(np.name, sizeof np.name, "%.*s-%d", TUI_CUT(p->name, 24), k % 100);
+			snprintf(np.name, sizeof np.name, "%.*s-%d", UTF8_CUT(p->name, 24), k % 100);
 			if (cluster_pool_index(c, np.name) < 0)
 				break;
 		}
@@ -1255,7 +1255,7 @@ static int cluster_key(struct tui *t, int action, int ch)
 				return R_DRAW;
 			}
 			char q[96];
-			snprintf(q, sizeof q, "Delete pool %.*s? (y/n)", TUI_CUT(p->name, 40));
+			snprintf(q, sizeof q, "Delete pool %.*s? (y/n)", UTF8_CUT(p->name, 40));
 			tui_start_prompt(t, P_CONFIRM_DEL, q, "");
 			return R_DRAW;
 		}
@@ -1318,7 +1318,7 @@ void view_model_draw(struct tui *t, int y0, int h)
 	struct param_count pc;
 	model_params(m, &pc);
 	char a[24], b[24], title[96];
-	snprintf(title, sizeof title, "Model: %.*s", TUI_CUT(m->display, 60));
+	snprintf(title, sizeof title, "Model: %.*s", UTF8_CUT(m->display, 60));
 	tui_section(t, y0, 0, w - 1, title);
 	fields_resolve_all();
 	int nm = fields_count(model_field_ui), nw = fields_count(work_field_ui);
@@ -1609,7 +1609,7 @@ static void pick_apply(struct tui *t, int idx)
 		int seq = t->ws.opts.seq_len;
 		if (seq > t->ws.model.seq_len)
 			tui_message(t, 1, "%.*s: context %d < sequence %d; C clamps",
-				    TUI_CUT(t->ws.model.name, 20), t->ws.model.seq_len, seq);
+				    UTF8_CUT(t->ws.model.name, 20), t->ws.model.seq_len, seq);
 		return;
 	}
 	const struct gpu_spec *g = &t->cat->gpus[idx];
@@ -1672,7 +1672,7 @@ static void pick_model_file(struct tui *t, const char *path)
 	 * cli_load_model words it for `-m` on the command line. */
 	if (!catalog_model(t->cat, path) && stat(path, &st) != 0) {
 		if (strchr(path, '/') || strstr(path, ".json"))
-			tui_message(t, 1, "Model preset: %.*s: no such file", TUI_CUT(path, 60));
+			tui_message(t, 1, "Model preset: %.*s: no such file", UTF8_CUT(path, 60));
 		else {
 			catalog_model_unknown(t->cat, path, "Model preset", &err);
 			tui_message(t, 1, "%s", err.msg);
@@ -1687,10 +1687,10 @@ static void pick_model_file(struct tui *t, const char *path)
 	t->ws.model_is_preset = 0;
 	tui_edited(t);
 	if (t->ws.opts.seq_len > m.seq_len)
-		tui_message(t, 1, "%.*s: context %d < sequence %d; C clamps", TUI_CUT(m.name, 20),
+		tui_message(t, 1, "%.*s: context %d < sequence %d; C clamps", UTF8_CUT(m.name, 20),
 			    m.seq_len, t->ws.opts.seq_len);
 	else
-		tui_message(t, 0, "model %.*s from %.*s", TUI_CUT(m.name, 24), TUI_CUT(path, 60));
+		tui_message(t, 0, "model %.*s from %.*s", UTF8_CUT(m.name, 24), UTF8_CUT(path, 60));
 }
 
 int tui_picker_key(struct tui *t, int ch)

@@ -73,7 +73,7 @@ static void *worker(void *arg)
 		for (int i = 0; i < f->n_out; i++)
 			if (out[i].result == PRICE_FAILED) {
 				snprintf(f->st.err, sizeof f->st.err, "%.*s: %.*s",
-					 TUI_CUT(out[i].source, 60), TUI_CUT(out[i].msg, 180));
+					 UTF8_CUT(out[i].source, 60), UTF8_CUT(out[i].msg, 180));
 				break;
 			}
 	f->st.finished = hp_now();

@@ -290,11 +290,6 @@ void tui_start_prompt(struct tui *t, enum prompt_kind k, const char *title,
  * 1 the next match, -1 the previous. Shows a message when none matches. */
 void tui_search(struct tui *t, int dir);
 
-/* The arguments of "%.*s" that print at most max bytes of s, cut on a
- * character: a byte precision alone ("%.24s") can split a UTF-8 name, and
- * the split byte is drawn as \xE6 or, in a name, saved as invalid UTF-8. */
-#define TUI_CUT(s, max) (int)utf8_cut((s), (max)), (s)
-
 /* ---- tui_draw.c */
 void tui_theme_init(struct tui *t);
 int tui_attr(const struct tui *t, enum tui_color c);

@@ -74,7 +74,7 @@ static void reset(struct tui_planedit *pe)
 {
 	sp_clear(&pe->cur);
 	plan_copy(&pe->cur.plan, &pe->orig.plan);
-	snprintf(pe->cur.label, sizeof pe->cur.label, "edited %.*s", TUI_CUT(pe->orig.label, 56));
+	snprintf(pe->cur.label, sizeof pe->cur.label, "edited %.*s", UTF8_CUT(pe->orig.label, 56));
 	pe->cur.optimality = OPTIMAL_HEURISTIC;
 	hp_strlcpy(pe->placed, pe->cur.plan.pp_layout, sizeof pe->placed);
 	pe->cur_ok = evaluate(pe, &pe->cur, pe->why, sizeof pe->why) == 0;

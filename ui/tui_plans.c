@@ -601,7 +601,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 			y += tui_put_wrapped(y, 4, COLS - 6, 3, 0, r->res.why);
 		if (r->res.has_nearest) {
 			char lab[96];
-			snprintf(lab, sizeof lab, "nearest miss: %.*s", TUI_CUT(r->res.nearest.label, 80));
+			snprintf(lab, sizeof lab, "nearest miss: %.*s", UTF8_CUT(r->res.nearest.label, 80));
 			tui_put(y++, 4, COLS - 6, tui_attr(t, C_WARN), lab);
 		}
 		/* what would make a plan fit: `hetplan plan`'s lines (advice.h) */
@@ -654,7 +654,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	const struct search_stats *st = &r->res.stats;
 	char leg[200], what[96];
 	if (*t->plans_filter)
-		snprintf(what, sizeof what, "filter '%.*s': %d shown", TUI_CUT(t->plans_filter, 20), t->n_order);
+		snprintf(what, sizeof what, "filter '%.*s': %d shown", UTF8_CUT(t->plans_filter, 20), t->n_order);
 	else
 		snprintf(what, sizeof what, "%ld candidates", st->candidates);
 	snprintf(leg, sizeof leg, "%s Pareto (time, cost)  %ssorted by %s%s  %s%s%s",

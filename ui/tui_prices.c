@@ -88,10 +88,10 @@ void tui_prices_apply(struct tui *t)
 		if (g->ref_usd_per_gpu_h > 0) {
 			/* The GPU lives inside the pool: copy before formatting. */
 			char ref[80];
-			snprintf(ref, sizeof ref, "%.*s", TUI_CUT(g->ref_price_source, sizeof ref - 1));
+			snprintf(ref, sizeof ref, "%.*s", UTF8_CUT(g->ref_price_source, sizeof ref - 1));
 			p->usd_per_node_h = g->ref_usd_per_gpu_h * p->gpus_per_node;
 			snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.*s",
-				 TUI_CUT(ref, 76));
+				 UTF8_CUT(ref, 76));
 		}
 	}
 	if (t->have_pb)
@@ -125,7 +125,7 @@ int tui_prices_poll(struct tui *t)
 	struct price_book nb;
 	char whole[sizeof t->msg], brief[64];
 	if (pricing_load(&nb, &t->pcfg, t->cat, &err) < 0) {
-		snprintf(whole, sizeof whole, "prices: %.*s", TUI_CUT(err.msg, 200));
+		snprintf(whole, sizeof whole, "prices: %.*s", UTF8_CUT(err.msg, 200));
 		tui_note(t, 1, whole, "prices not reloaded (5)");
 		return 1;
 	}
@@ -136,7 +136,7 @@ int tui_prices_poll(struct tui *t)
 	index_offers(t);
 	if (st.n_failed) {
 		snprintf(whole, sizeof whole, "prices: %d source%s updated, %d failed (%.*s)",
-			 st.n_fetched, st.n_fetched == 1 ? "" : "s", st.n_failed, TUI_CUT(st.err, 180));
+			 st.n_fetched, st.n_fetched == 1 ? "" : "s", st.n_failed, UTF8_CUT(st.err, 180));
 		snprintf(brief, sizeof brief, "prices: %d failed (5)", st.n_failed);
 		tui_note(t, 1, whole, brief);
 	} else {
@@ -198,7 +198,7 @@ static void prices_why(struct tui *t, int y)
 	} else if (!o) {
 		snprintf(line, sizeof line, "%s: catalog %s is %.*s; the book has no offer",
 			 g->name, table_rate(ra, sizeof ra, g->ref_usd_per_gpu_h, 0),
-			 TUI_CUT(g->ref_price_source, 80));
+			 UTF8_CUT(g->ref_price_source, 80));
 	} else {
 		char prov[24] = "", inst[64] = "";
 		sscanf(g->ref_price_source, "%23s %63s", prov, inst);
@@ -211,12 +211,12 @@ static void prices_why(struct tui *t, int y)
 			: "another region, zone or snapshot";
 		if (!why)
 			snprintf(line, sizeof line, "%s: catalog = cheapest %s, %.*s", g->name,
-				 ra, TUI_CUT(g->ref_price_source, 80));
+				 ra, UTF8_CUT(g->ref_price_source, 80));
 		else
 			snprintf(line, sizeof line, "%s: cheapest is %s. catalog %s = %.*s; "
 				 "cheapest %s = %.*s %.*s %.*s", g->name, why,
-				 rb, TUI_CUT(g->ref_price_source, 50), ra,
-				 TUI_CUT(o->provider, 12), TUI_CUT(o->instance, 24), TUI_CUT(o->region, 16));
+				 rb, UTF8_CUT(g->ref_price_source, 50), ra,
+				 UTF8_CUT(o->provider, 12), UTF8_CUT(o->instance, 24), UTF8_CUT(o->region, 16));
 	}
 	tui_put(y, 1, COLS - 2, tui_attr(t, C_DIM), line);
 }
@@ -237,7 +237,7 @@ void view_prices_draw(struct tui *t, int y0, int h)
 		hp_fmt_bytes(b, sizeof b, st.bytes);
 		tui_putf(y, 2, 20, tui_attr(t, C_WARN), "updating %d/%d", st.source, st.n_sources);
 		tui_bar(t, y, 18, 24, frac, tui_attr(t, C_WARN));
-		tui_putf(y++, 44, COLS - 45, 0, "%.*s %s, Esc cancels", TUI_CUT(st.url, 40), b);
+		tui_putf(y++, 44, COLS - 45, 0, "%.*s %s, Esc cancels", UTF8_CUT(st.url, 40), b);
 	} else if (st.state == FETCH_CANCELLED) {
 		tui_put(y++, 2, COLS - 4, tui_attr(t, C_WARN), "update cancelled; the cache is unchanged");
 	} else if (st.state == FETCH_DONE || st.state == FETCH_FAILED) {
@@ -256,7 +256,7 @@ void view_prices_draw(struct tui *t, int y0, int h)
 		pricing_describe_age(s, (double)now, age, sizeof age);
 		struct price_update u;
 		if (fetch_result(t->fetch, s->name, &u) && u.result == PRICE_FAILED)
-			snprintf(res, sizeof res, "failed: %.*s", TUI_CUT(u.msg, 140));
+			snprintf(res, sizeof res, "failed: %.*s", UTF8_CUT(u.msg, 140));
 		/* the name in 16 columns, cut on a whole UTF-8 character */
 		size_t k = utf8_cut_cols(s->name, 16);
 		tui_putf(y++, 2, COLS - 4, 0, "%.*s%*s %-8s %5d offers  %-40.40s %s", (int)k,
@@ -294,11 +294,11 @@ void view_prices_draw(struct tui *t, int y0, int h)
 			/* Whole words in the WHERE column: the region goes first,
 			 * then the instance ends in an ellipsis. */
 			int ww = wcol;
-			snprintf(where, sizeof where, "%.*s %.*s %.*s", TUI_CUT(o->provider, 12),
-				 TUI_CUT(o->instance, 60), TUI_CUT(o->region, 20));
+			snprintf(where, sizeof where, "%.*s %.*s %.*s", UTF8_CUT(o->provider, 12),
+				 UTF8_CUT(o->instance, 60), UTF8_CUT(o->region, 20));
 			if ((int)strlen(where) > ww)
-				snprintf(where, sizeof where, "%.*s %.*s", TUI_CUT(o->provider, 12),
-					 TUI_CUT(o->instance, 60));
+				snprintf(where, sizeof where, "%.*s %.*s", UTF8_CUT(o->provider, 12),
+					 UTF8_CUT(o->instance, 60));
 			if ((int)strlen(where) > ww) {
 				/* at the last '_', '-' or '.' that fits */
 				int cut = ww - 1;

@@ -539,7 +539,7 @@ static int set_model(struct tui *t, const char *name)
 {
 	const struct model_spec *m = catalog_model(t->cat, name);
 	if (!m) {
-		tui_message(t, 1, "Model: no preset '%.*s' ('hetplan models' lists them)", TUI_CUT(name, 60));
+		tui_message(t, 1, "Model: no preset '%.*s' ('hetplan models' lists them)", UTF8_CUT(name, 60));
 		return -1;
 	}
 	t->serve->m = *m;
@@ -571,7 +571,7 @@ static int serve_export(struct tui *t, const char *path)
 		return -1;
 	}
 	tui_message(t, 0, "exported %d serving plan%s to %.*s", a->res.n_plans,
-		    a->res.n_plans == 1 ? "" : "s", TUI_CUT(path, 200));
+		    a->res.n_plans == 1 ? "" : "s", UTF8_CUT(path, 200));
 	return 0;
 }
 
@@ -583,7 +583,7 @@ static void build_note(struct tui *t)
 {
 	char why[512];
 	if (serve_build_note(why, sizeof why, &t->serve->so.base, &t->ws.cluster))
-		tui_message(t, 0, "Build %.*s: it changes nothing", TUI_CUT(why, 400));
+		tui_message(t, 0, "Build %.*s: it changes nothing", UTF8_CUT(why, 400));
 }
 
 int tui_serve_field_commit(struct tui *t, const char *text)
@@ -603,7 +603,7 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		tab_get(s, &w);
 		if (fields_parse_text(tf, &w, text, want, sizeof want) < 0) {
 			tui_message(t, 1, "%s: expected %s, got '%.*s'", tf->label, want,
-				    TUI_CUT(text, 40));
+				    UTF8_CUT(text, 40));
 			return -1;
 		}
 		ws_serve_to_config(&w, &s->so.base);
@@ -636,7 +636,7 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		}
 		if (parse_target(text, RATE_MAX, &v) < 0 || v <= 0) {
 			tui_message(t, 1, "Rate: expected requests/s above 0, at most %.0f, or offline; got '%.*s'",
-				    RATE_MAX, TUI_CUT(text, 40));
+				    RATE_MAX, UTF8_CUT(text, 40));
 			return -1;
 		}
 		s->so.rate = v;
@@ -653,7 +653,7 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		} else if (serve_slo_parse(f == SF_TTFT ? "ttft_p99_s" : "tpot_p99_s", text,
 					   f == SF_TTFT ? 1 : 1e-3, slo, want, sizeof want) < 0) {
 			tui_message(t, 1, "%s: expected %s, or none; got '%.*s'", field_label(f), want,
-				    TUI_CUT(text, 40));
+				    UTF8_CUT(text, 40));
 			return -1;
 		}
 		break;
@@ -992,7 +992,7 @@ static void draw_launch(struct tui *t, int y, int w, int h)
 		char times[32] = "";
 		if (pl->inst[i].count > 1)
 			snprintf(times, sizeof times, "%dx ", pl->inst[i].count);
-		sprintf(line, "%s%.*s: %s", times, TUI_CUT(s->cur->c.pools[pl->inst[i].pool].name, 64), l);
+		sprintf(line, "%s%.*s: %s", times, UTF8_CUT(s->cur->c.pools[pl->inst[i].pool].name, 64), l);
 		int rows = wrap_text(0, y, 1, w, 4, 0, line, INT_MAX);
 		int room = h - (i < pl->n_inst - 1 ? 1 : 0);   /* a row for the count */
 		int cut = rows > room && i == 0 && h >= 2;     /* the first, in part */
@@ -1163,7 +1163,7 @@ void view_serve_draw(struct tui *t, int y0, int h)
 	int top = nfr + 1;                   /* the fields and their title */
 	char title[80];
 	snprintf(title, sizeof title, "Serving %.*s",
-		 TUI_CUT(s->m.display[0] ? s->m.display : s->m.name, 40));
+		 UTF8_CUT(s->m.display[0] ? s->m.display : s->m.name, 40));
 	tui_section(t, y0, 0, lw, title);
 	draw_fields(t, y0 + 1, 0, lw, nfr);
 	if (pane) {
