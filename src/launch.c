@@ -1543,7 +1543,13 @@ static void settings_notes(struct sbuf *nb, const struct cluster *c, const struc
 	if (p->loss == LOSS_EAGER)
 		sbuf_add(nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
 			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
-	if (p->loss == LOSS_CHUNKED)
+	if (p->loss == LOSS_CHUNKED && f == LAUNCH_HF_TRAINER)
+		sbuf_add(nb, "Loss: --use_liger_kernel runs Liger's fused linear cross-entropy, so "
+			      "the whole logits never exist, as the plan assumes; it needs the "
+			      "liger-kernel package and a model type Liger patches (Llama, Mistral, "
+			      "Qwen2, Gemma and others), and it also swaps in Liger's RMSNorm, SwiGLU "
+			      "and RoPE kernels.\n");
+	else if (p->loss == LOSS_CHUNKED)
 		sbuf_add(nb, "Loss: the plan assumes a chunked output layer and loss (the whole logits "
 			      "never held: Liger's fused linear cross-entropy, LLMQ's --lmhead-chunks); "
 			      "the launched framework holds the whole logits and needs more memory "
@@ -1797,6 +1803,13 @@ static void hf_args(struct sbuf *b, const struct model_spec *m, const struct pla
 	 * hf-transformers: recompute full) */
 	if (p->recompute == RC_FULL)
 		sbuf_addf(b, "%s--gradient_checkpointing\n", ind);
+	/* loss chunked: TrainingArguments.use_liger_kernel (bool, default
+	 * False; tests/data/hf_training_args.txt) patches the model with
+	 * Liger's kernels, among them the fused linear cross-entropy that
+	 * never holds the whole logits, as the plan's memory assumes
+	 * (perf_mem.c); hf_notes names the package it needs */
+	if (p->loss == LOSS_CHUNKED)
+		sbuf_addf(b, "%s--use_liger_kernel\n", ind);
 	if (ds)
 		sbuf_addf(b, "%s--deepspeed \"$DS_CONFIG\"\n", ind);
 }

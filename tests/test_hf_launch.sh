@@ -190,6 +190,8 @@ grep -v '^#' "$T/odd" | grep -qF '$(touch' && bad "odd name outside a comment" |
 #   optim: OptimizerNames | str = "adamw_torch_fused" (ADAMW_TORCH_FUSED,
 #   torch.optim.AdamW fused=True; ADAMW_TORCH "adamw_torch", its foreach
 #   default; the OptimizerNames values hetplan writes)
+#   use_liger_kernel: bool = False (Liger's kernels, its fused linear
+#   cross-entropy among them)
 # and how HfArgumentParser reads them (src/transformers/hf_argparser.py
 # @002496228f0c, _parse_dataclass_field): a bool field with a default
 # takes a bare --flag (nargs "?", const True) or one of yes/no, true/false,
@@ -207,7 +209,7 @@ FIELDS = {
     "output_dir": "str", "per_device_train_batch_size": "count", "max_steps": "count",
     "gradient_accumulation_steps": "count", "max_grad_norm": "nonneg", "bf16": "bool",
     "fp16": "bool", "tf32": "bool_value", "gradient_checkpointing": "bool",
-    "deepspeed": "str", "do_train": "bool", "optim": "optim",
+    "deepspeed": "str", "do_train": "bool", "optim": "optim", "use_liger_kernel": "bool",
 }
 TRUE, FALSE = ("yes", "true", "t", "y", "1"), ("no", "false", "f", "n", "0")
 text = open(sys.argv[1]).read()
@@ -273,5 +275,18 @@ $H launch $M1 --mbs 1 --gbs 16 --tokens 1 >"$T/x" 2>"$T/err" || bad "1 token: $(
 # shellcheck disable=SC2086
 $H launch $M1 --mbs 1 --gbs 16 --tokens 1e18 >"$T/x" 2>"$T/err" || bad "1e18 tokens: $(cat "$T/err")"
 [ "$(value "$T/x" max_steps)" = 61035156250000 ] && ok || bad "1e18 tokens: --max_steps $(value "$T/x" max_steps)"
+
+# --- loss chunked: the Trainer's one switch for a loss that never holds
+# the whole logits is use_liger_kernel (Liger's fused linear
+# cross-entropy); the default fused loss writes no such flag
+for loss in fused chunked; do
+	# shellcheck disable=SC2086
+	$H launch $M1 --mbs 2 --gbs 64 --loss $loss >"$T/l" 2>"$T/err" || { bad "loss $loss: $(cat "$T/err")"; continue; }
+	hf_ranges "$T/l" "loss $loss"
+	want=true; [ $loss = fused ] && want="<absent>"
+	[ "$(value "$T/l" use_liger_kernel)" = "$want" ] && ok || bad "loss $loss: --use_liger_kernel $(value "$T/l" use_liger_kernel), want $want"
+done
+grep -q "liger-kernel package" "$T/err" && ok || bad "loss chunked: stderr does not name the liger-kernel package"
+grep -q "launched framework holds the whole logits" "$T/err" && bad "loss chunked: the hf-trainer launch still says the framework holds the whole logits" || ok
 
 finish hf_launch
