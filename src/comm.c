@@ -67,8 +67,9 @@
  *    tree built in rank order, whose few cross-leaf edges fit the
  *    uplinks.
  *  - A group spanning sites joined by a WAN: every algorithm is capped by the
- *    WAN link (bus bandwidth <= wan_Bps, the cross edge of a ring carries the
- *    full bus traffic), and pays the WAN latency once per ring step (rings
+ *    WAN link (bus bandwidth <= wan_Bps x the protocol's payload share of
+ *    the wire, 1/2 for LL and 120/128 for LL128; the cross edge of a ring
+ *    carries the full bus traffic), and pays the WAN latency once per ring step (rings
  *    advance in lock step), twice for trees, once for all-to-all/send-recv.
  *  - All-to-all has its own bisection model (reference notes §6): the per
  *    GPU bytes that stay in the node go over scale-up, the rest over the
@@ -874,14 +875,28 @@ static double efa_depth(const struct ctx *x)
 	return x->efa && levels > 1 ? 1 + EFA_TREE_DEPTH * (levels - 1) : 1;
 }
 
-/* One candidate: bus bandwidth (bytes/s) and latency (s) -> time. */
-static double cand_time(const struct ctx *x, double lat_s, double busbw,
+/* Share of the bytes on the wire that are payload, by protocol row: LL
+ * sends 8-byte lines of 4 data and 4 flag bytes, LL128 128-byte lines
+ * of 120 data and an 8-byte flag (NCCL's prims_ll.h / prims_ll128.h:
+ * NCCL_LL_FLAG and NCCL_LL128_DATAELEMS = 15 of 16 elements), Simple
+ * payload only. */
+static double proto_payload(int p)
+{
+	return p == P_LL ? 0.5 : p == P_LL128 ? 120.0 / 128.0 : 1.0;
+}
+
+/* One candidate: bus bandwidth (bytes/s) and latency (s) -> time, for
+ * protocol row p. A WAN caps the bus bandwidth at what its wire carries
+ * of payload under p: a link that caps every protocol alike would let
+ * LL's lower latency win at any size, where LL moves half the payload
+ * through the same link. */
+static double cand_time(const struct ctx *x, int p, double lat_s, double busbw,
 			double factor)
 {
 	if (busbw <= 0)
 		return INFINITY;
-	if (x->wan_B > 0 && busbw > x->wan_B)
-		busbw = x->wan_B;
+	if (x->wan_B > 0 && busbw > x->wan_B * proto_payload(p))
+		busbw = x->wan_B * proto_payload(p);
 	return HOST_LAT_S + lat_s + x->S * factor / busbw;
 }
 
@@ -1001,7 +1016,7 @@ static double ring_time(const struct ctx *x, int p)
 			lat += nsteps * x->wan_lat / US;
 		factor = comm_busbw_factor(x->c, n);
 	}
-	return cand_time(x, lat * US, bus, factor);
+	return cand_time(x, p, lat * US, bus, factor);
 }
 
 static double tree_time(const struct ctx *x, int p)
@@ -1049,7 +1064,7 @@ static double tree_time(const struct ctx *x, int p)
 	/* NCCL: tree all-reduce algbw is half its bus figure; expressed as
 	 * nccl-tests busbw that is bus * 2(n-1)/n / 2. */
 	double busbw = bus * comm_busbw_factor(COMM_ALLREDUCE, x->n) * 0.5;
-	return cand_time(x, lat * US, busbw, comm_busbw_factor(x->c, x->n));
+	return cand_time(x, p, lat * US, busbw, comm_busbw_factor(x->c, x->n));
 }
 
 static double nvls_chan_frac(const struct ctx *x)
@@ -1104,7 +1119,7 @@ static double nvls_time(const struct ctx *x)
 	double fill = NVLS_FILL_LOOPS * part * (part / loop) * factor / peak;
 	if (x->c == COMM_ALLREDUCE && x->S <= x->g->engine_ar_bytes)
 		fill = 0;      /* an engine's own kernel (comm_group) */
-	return cand_time(x, lat + fill, bus, factor);
+	return cand_time(x, P_SIMPLE, lat + fill, bus, factor);
 }
 
 static double nvls_tree_time(const struct ctx *x)
@@ -1138,7 +1153,7 @@ static double nvls_tree_time(const struct ctx *x)
 	}
 	if (x->wan_lat > 0)
 		lat += 2 * x->wan_lat;
-	return cand_time(x, lat, bus, comm_busbw_factor(x->c, x->n));
+	return cand_time(x, P_SIMPLE, lat, bus, comm_busbw_factor(x->c, x->n));
 }
 
 static double pat_time(const struct ctx *x)
@@ -1149,7 +1164,7 @@ static double pat_time(const struct ctx *x)
 		     2.8 * x->n;
 	if (x->wan_lat > 0)
 		lat += ilog2(x->N) * x->wan_lat / US;
-	return cand_time(x, lat * US, bus, comm_busbw_factor(x->c, x->n));
+	return cand_time(x, P_SIMPLE, lat * US, bus, comm_busbw_factor(x->c, x->n));
 }
 
 /* Point-to-point: one send of S bytes. */
@@ -1167,7 +1182,7 @@ static double p2p_time(const struct ctx *x, int p)
 		bus *= 0.5;
 	if (x->wan_lat > 0)
 		lat += x->wan_lat / US;
-	return cand_time(x, lat * US, bus, 1.0);
+	return cand_time(x, p, lat * US, bus, 1.0);
 }
 
 /* All-to-all: per GPU, S(g-1)/n bytes stay in the node, S(n-g)/n leave it

@@ -250,6 +250,25 @@ TEST(wan_and_oversubscription)
 	CHECK(t_of(&g, COMM_ALLREDUCE, 8, COMM_RING, COMM_SIMPLE) >= 0.310);
 	double tt = t_of(&g, COMM_ALLREDUCE, 8, COMM_TREE, COMM_SIMPLE);
 	CHECK(tt >= 0.010 && tt < 0.050);
+	{
+		/* LL puts 8-byte lines of 4 data + 4 flag bytes on the wire
+		 * (NCCL prims_ll.h), so through the 10 GB/s WAN it carries at
+		 * most 10 x 4/8 = 5 GB/s of payload; LL128 at most
+		 * 10 x 120/128 = 9.375 GB/s. At 8 GiB the 62 x 5 ms ring
+		 * latency or the tree's 10 ms weigh little beside
+		 * 8 GiB / 5 GB/s = 1.7 s of LL payload, so NCCL's choice is not
+		 * LL (it was, when the WAN capped every protocol alike). At
+		 * 64 KB the latency rules and LL may win. */
+		struct comm_result r;
+		struct hp_err e = { 0 };
+		CHECK(comm_time(&g, COMM_ALLREDUCE, S, COMM_ALGO_AUTO, COMM_LL, &r, &e) == 0);
+		CHECK(r.busbw_Bps <= 5e9 * (1 + 1e-9));
+		CHECK(comm_time(&g, COMM_ALLREDUCE, S, COMM_ALGO_AUTO, COMM_LL128, &r, &e) == 0);
+		CHECK(r.busbw_Bps <= 9.375e9 * (1 + 1e-9));
+		CHECK(comm_time(&g, COMM_ALLREDUCE, S, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == 0);
+		CHECK(r.proto != COMM_LL);
+		CHECK(r.busbw_Bps > 9.375e9);
+	}
 	/* Spine oversubscription r only touches a group over more than one
 	 * leaf of 32 hosts (a DGX SuperPOD scalable unit), by the share of
 	 * its traffic that leaves the leaf times r. 16 x 8 GPUs sit under
