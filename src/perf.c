@@ -452,8 +452,9 @@ static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct
 	/* a hand-off that leaves the node shares its NICs with the stage's
 	 * tp x cp x dp GPUs there (perf_comm.c pp_share): DP stays in the
 	 * key of a stage that crosses */
-	if (!key->cross)
+	if (!(key->cross & 3))
 		ck->dp = 0;
+	ck->cross = key->cross & 3;   /* the WAN's DP share: no front time reads it */
 	/* the micro-batches and the rank (ep_tail) only under the EP
 	 * overlap, and there only in perf_stage_ep's time, which a hit
 	 * computes again (stage_front_memo) */
@@ -576,13 +577,13 @@ static int stage_dp_key(struct stage_ctx *x, struct dp_key *dk)
 	if (x->glob >= 1ull << 40 || mb < 0 || mb >= 1l << 24 || (unsigned)st->pool > 0xf ||
 	    (unsigned)(x->other_pool + 1) > 0x1f || (unsigned)(end + 1) > 0x1f ||
 	    (unsigned)pp > 0xff || (unsigned)st->tp > 0x3ff || (unsigned)layers > 0xfff ||
-	    (unsigned)moe > 0xfff || x->dp < 0)
+	    (unsigned)moe > 0xfff || x->dp < 0 || (unsigned)x->wan_dp > 0x3f)
 		return -1;
 	dk->glob = x->glob | (uint64_t)mb << 40;
 	dk->stage = (uint64_t)st->pool | (uint64_t)(x->other_pool + 1) << 4 |
 		    (uint64_t)(end + 1) << 9 | (uint64_t)pp << 14 | (uint64_t)st->tp << 22 |
 		    (uint64_t)layers << 32 | (uint64_t)moe << 44 | (uint64_t)(x->index > 0) << 56 |
-		    (uint64_t)(x->index + 1 < x->pp) << 57;
+		    (uint64_t)(x->index + 1 < x->pp) << 57 | (uint64_t)x->wan_dp << 58;
 	dk->dp = (uint32_t)x->dp;
 	return 0;
 }
@@ -775,7 +776,9 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->next_pool = x->index + 1 < x->pp ? sts[x->index + 1].pool : -1;
 	key->end_pool = x->pp < 2 ? -1 : x->first ? sts[x->pp - 1].pool
 			: x->last ? sts[0].pool : -1;
-	key->cross = x->cross_prev | x->cross_next << 1;
+	/* with the replica group's WAN-crossing DP groups above bit 2
+	 * (perf_stage_dp's WAN share) */
+	key->cross = x->cross_prev | x->cross_next << 1 | x->wan_dp << 2;
 	/* the stage's DP peer (perf_dp_peer), which the EP group shares: it
 	 * reads the plan's other replica groups, which no other field holds */
 	key->other_pool = x->other_pool;
@@ -1105,6 +1108,8 @@ static int stage_pp_wan(const struct stage_ctx *x, int i)
  * table describes what the breakdown does: the pace-setting group's
  * slowest stage for TP/CP/EP/PP, and the stage with the most exposed DP
  * time. Each stage notes its collectives in a scratch estimate first. */
+static int stage_peer(struct stage_ctx *x, int i);
+
 /* Point x at replica group r of its plan. */
 static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 {
@@ -1119,6 +1124,25 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	x->key_h0 = with_key ? stage_h0_cached(0, &x->key0) : 0;
 	x->core_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
+	/* The stages' DP syncs cross one WAN link at once: after the drain
+	 * (or beside the last backward when overlapped) the stages start
+	 * them (pp - 1 - i) micro-batch backwards apart, which a sync
+	 * bound by the WAN outlasts, so each stage's DP groups (one per TP
+	 * rank) share the link with every other crossing stage's.
+	 * Simplified: as if they started together (the stagger, at most
+	 * pp - 1 backward passes, is not credited). */
+	x->wan_dp = 0;
+	if (x->peers.sites && x->pp > 1) {
+		int sum = 0, n = 0;
+		for (int i = 0; i < x->pp; i++) {
+			int peer = stage_peer(x, i), own = x->rep->stages[i].pool;
+			if (peer >= 0 && !cluster_same_site(x->c, own, peer)) {
+				sum += x->rep->stages[i].tp;
+				n++;
+			}
+		}
+		x->wan_dp = n >= 2 ? sum : 0;
+	}
 }
 
 /* The DP peer of stage i of x's replica group (perf_dp_peer), from the

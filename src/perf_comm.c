@@ -1284,11 +1284,12 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	make_group(x, st->pool, x->other_pool, de, edp_node, &gde);
 	/* The stage's DP groups reduce at once, one per TP rank (and the
 	 * expert-DP groups, one per rank of the stage over their size): on
-	 * a cross-site plan all of them cross the one WAN link together.
-	 * Other stages' syncs are not counted (they finish their backward
-	 * at other times under 1F1B): a lower bound on the sharing. */
-	gd.wan_flows = x->tp;
-	gde.wan_flows = de > 0 ? (x->tp * x->cp * x->dp) / de : 1;
+	 * a cross-site plan all of them cross the one WAN link together,
+	 * and with them the other stages' whose DP crosses too (x->wan_dp,
+	 * ctx_replica). Other replica groups' hand-offs are not counted. */
+	int wan = x->wan_dp > 0 ? x->wan_dp : x->tp;
+	gd.wan_flows = wan;
+	gde.wan_flows = de > 0 ? (x->tp * x->cp * x->dp) / de * wan / x->tp : 1;
 	double sl = x->k->dp_overlap_slowdown;
 	int gov = x->grad_ov, pov = x->param_ov;
 	/* DeepSpeed's PipelineEngine reduces the gradients after the pipeline

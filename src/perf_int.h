@@ -117,7 +117,8 @@ struct stage_key {
 				       * the first's (the tied embeddings' peer); else -1 */
 	int cross;                    /* bit 0: the hand-off to the previous stage
 				       * leaves the node; bit 1: to the next
-				       * (perf_pp_boundary_crosses) */
+				       * (perf_pp_boundary_crosses); above bit 2 the
+				       * replica group's wan_dp (struct stage_ctx) */
 	double s;
 };
 
@@ -302,7 +303,7 @@ struct dp_key {
 	uint64_t stage;    /* pool | other_pool + 1 << 4 | end_pool + 1 << 9 |
 			    * pp << 14 | tp << 22 | layers << 32 |
 			    * moe_layers << 44 | (prev_pool >= 0) << 56 |
-			    * (next_pool >= 0) << 57 */
+			    * (next_pool >= 0) << 57 | wan_dp << 58 */
 	uint32_t dp;
 };
 /* The serial of p's settings on this memo (every field of struct plan
@@ -413,6 +414,10 @@ struct stage_ctx {
 	int ckpt;                /* layers run forward again before backward */
 	int other_pool;          /* the stage's DP peer pool (perf_dp_peer), or -1;
 				  * before the first stage, the plan's (plan_pools) */
+	int wan_dp;              /* the replica group's DP groups that cross a WAN
+				  * together: the TP degrees summed over its stages
+				  * whose DP peer is at another site, where two
+				  * stages or more do; else 0 (ctx_replica) */
 	struct perf_peers peers; /* ctx_init's, for stage_peer */
 	double s;                /* sequence length */
 	double T;                /* tokens per micro-batch on one CP rank */

@@ -97,4 +97,36 @@ json 'c=[c for c in d["comm"] if c["dim"] == "dp"][0]; g=c["includes"]; assert c
 grep -q '^       + allgather .* WAN 100G .* 643\.[0-9] ms' "$T/out" && ok ||
 	bad "no all-gather row under dp: $(grep -A1 '^  dp' "$T/out")"
 
+# D. Two stages' DP syncs cross the one WAN together. Two replica groups
+# of Llama 3.1 8B, PP 2 x TP 8, one at each site; each stage's DP group
+# (2 ranks, one per site) crosses the WAN, 8 groups a stage (one per TP
+# rank), and both stages sync at once: with the overlaps off they start
+# after the drain, one micro-batch's backward apart (about 40 ms), and a
+# sync bound by the WAN lasts seconds. So 16 flows share 12.5 GB/s:
+# 0.78125 GB/s each. Stage 0: 16 layers x 218.1M + the 525.3M embedding
+# = 4,015M parameters, 501.9M per TP rank (stage 1 the same with the
+# output layer). The reduce-scatter of fp32 gradients (2.008 GB, 2 ranks)
+# sends half, 1.004 GB, each way: 1.004 / 0.78125 = 1.285 s; the
+# all-gather of bf16 parameters (1.004 GB) half of that: 0.6425 s; 1.927 s
+# in all (plus a few ms of latency). Before, each stage had the WAN to its
+# own 8 groups: half the time, 0.966 s.
+cat >"$T/d.json" <<'J'
+{"pools": [{"name": "east", "gpu": "H100-SXM", "nodes": 2, "site": "east"},
+           {"name": "west", "gpu": "H100-SXM", "nodes": 2, "site": "west"}]}
+J
+cat >"$T/d-plan.json" <<'J'
+{"mbs": 1, "gbs": 32, "precision": "bf16", "recompute": "none", "zero": 1, "schedule": "1f1b",
+ "framework": "megatron-core", "grad_overlap": false, "param_overlap": false,
+ "replicas": [
+  {"count": 1, "batch_share": 0.5, "stages": [
+    {"pool": "east", "tp": 8, "first_layer": 0, "last_layer": 15, "nodes": [0]},
+    {"pool": "east", "tp": 8, "first_layer": 16, "last_layer": 31, "nodes": [1]}]},
+  {"count": 1, "batch_share": 0.5, "stages": [
+    {"pool": "west", "tp": 8, "first_layer": 0, "last_layer": 15, "nodes": [0]},
+    {"pool": "west", "tp": 8, "first_layer": 16, "last_layer": 31, "nodes": [1]}]}]}
+J
+"$H" estimate -c "$T/d.json" -m llama3.1-8b --plan "$T/d-plan.json" --format json >"$T/out" 2>"$T/err" ||
+	bad "two stages across the WAN: $(cat "$T/err")"
+json 'c=[c for c in d["comm"] if c["dim"] == "dp"][0]; g=c["includes"]; assert abs(c["bytes"] / 2.008e9 - 1) < 0.01, c; assert abs(g["time_s"] / 0.6425 - 1) < 0.02, g; assert abs((c["time_s"] - g["time_s"]) / 1.285 - 1) < 0.02, c; assert abs(d["breakdown_s"]["dp_comm"] / 1.927 - 1) < 0.02, d["breakdown_s"]'
+
 finish wan50
