@@ -868,11 +868,11 @@ expect prec-help 0 "" -- --help
 grep -qF "[--precision bf16|fp16|fp8|int4|fp4|fp8-mlp] [--kv-precision bf16|fp16|fp8]" "$tmp/out" &&
 	ok || bad "synopsis: $(grep -e --precision "$tmp/out" | head -2)"
 grep -qF "weights: bf16, fp16, fp8, int4, fp4 or fp8-mlp" "$tmp/out" && ok || bad "help lacks fp8-mlp"
-grep -qF "[--engine-build current|vllm-rocm-0.6|vllm-v0]" "$tmp/out" && ok || bad "synopsis lacks --engine-build"
+grep -qF "[--engine-build current|vllm-rocm-0.6|vllm-v0|tensorrt-llm-0.7]" "$tmp/out" && ok || bad "synopsis lacks --engine-build"
 # Engine builds (serve_perf.c builds): current and vllm-rocm-0.6, a build
 # of vllm that differs on CDNA (AMD Instinct) GPUs only.
 expect build-name 2 "" -- --pool 1x8xMI300X -m llama3.1-8b --rate 1 --isl 1 --osl 1 --engine-build 0.6
-[ "$(cat "$tmp/err")" = "hetplan serve: --engine-build: expected current, vllm-rocm-0.6 or vllm-v0, got '0.6'" ] &&
+[ "$(cat "$tmp/err")" = "hetplan serve: --engine-build: expected current, vllm-rocm-0.6, vllm-v0 or tensorrt-llm-0.7, got '0.6'" ] &&
 	ok || bad "build error: $(cat "$tmp/err")"
 expect build-engine 2 "" -- --pool 1x8xMI300X -m llama3.1-8b --rate 1 --isl 1 --osl 1 \
 	--engine sglang --engine-build vllm-rocm-0.6
