@@ -396,7 +396,19 @@ void serve_vllm_v0(struct serve_config *cfg)
  *   on every GPU: its host time per scheduler call and per running
  *   sequence (serve_vllm_v0 above, 8 ms and 35 us), in place of the
  *   profile's; kernels as the profile's. The same terms the serving
- *   accuracy test gives the pre-V1 sources (docs/serving-round50.md). */
+ *   accuracy test gives the pre-V1 sources (docs/serving-round50.md).
+ *
+ * tensorrt-llm-0.7: a TensorRT-LLM engine built by a release before v0.8
+ *   (v0.5-v0.7), which has no XQA kernel: its generation-phase attention
+ *   is the masked multi-head attention kernel, which reads each KV head
+ *   once per query head of its group (serve_trtllm_pre_xqa below; group
+ *   = query heads / KV heads, 8 for Llama 2/3 70B, 1 for a multi-head
+ *   model, where nothing changes). On every GPU (TensorRT-LLM runs on
+ *   NVIDIA parts only); a build of tensorrt-llm-engine, the only workflow
+ *   those releases had (trtllm-build engines; the LLM API and the PyTorch
+ *   backend came later). No constant: the factor is the model's own head
+ *   ratio (docs/serving-round51.md). Host time and the other kernels are
+ *   the profile's. */
 static const struct serve_build_profile builds[BUILD_COUNT] = {
 	/* designated: the rows that keep the profile's host time leave
 	 * step_s and seq_s 0 (clang's -Wmissing-field-initializers refuses
@@ -408,6 +420,8 @@ static const struct serve_build_profile builds[BUILD_COUNT] = {
 	[BUILD_VLLM_V0] = { .name = "vllm-v0", .engine = ENGINE_VLLM, .gen = GEN_OTHER,
 			    .dec_attn_x = 1, .step_s = SERVE_VLLM_V0_STEP_S,
 			    .seq_s = SERVE_VLLM_V0_SEQ_S },
+	[BUILD_TRTLLM_PRE_XQA] = { .name = "tensorrt-llm-0.7", .engine = ENGINE_TRTLLM_ENGINE,
+				   .gen = GEN_OTHER, .dec_attn_x = 1, .kv_per_qhead = 1 },
 };
 
 const struct serve_build_profile *serve_build(enum serve_build b)
@@ -440,19 +454,30 @@ int serve_build_parse(const char *s, enum serve_build *out)
  * and 25,300 on eight (1.9x). Simplified: no L2 reuse between the
  * query heads of a group, and the kernel's rate is the model's KV
  * streaming rate. */
-void serve_trtllm_pre_xqa(struct serve_config *cfg, const struct model_spec *m)
+/* Query heads over KV heads: how many times a kernel that walks the KV
+ * cache once per query head reads each KV head (1 for multi-head). */
+static double kv_group(const struct model_spec *m)
 {
 	double q = model_q_dim(m), kvd = model_kv_dim(m);
-	cfg->kv_reads = kvd > 0 && q > kvd ? q / kvd : 1;
+	return kvd > 0 && q > kvd ? q / kvd : 1;
 }
 
-double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g)
+void serve_trtllm_pre_xqa(struct serve_config *cfg, const struct model_spec *m)
+{
+	cfg->kv_reads = kv_group(m);
+}
+
+double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g,
+			const struct model_spec *m)
 {
 	const struct serve_build_profile *b = serve_build(cfg->build);
 	double x = cfg->kv_reads > 1 ? cfg->kv_reads : 1;
-	if (cfg->build == BUILD_CURRENT || b->engine != cfg->engine || g->gen != b->gen)
+	if (cfg->build == BUILD_CURRENT || b->engine != cfg->engine)
 		return x;
-	return x * b->dec_attn_x;
+	/* the pre-XQA build's group, unless the caller set kv_reads */
+	if (b->kv_per_qhead && x <= 1 && m)
+		x = kv_group(m);
+	return g->gen == b->gen ? x * b->dec_attn_x : x;
 }
 
 const char *serve_engine_name(enum serve_engine e) { return serve_engine(e)->name; }
@@ -1644,7 +1669,7 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
 			   cfg->eager != 0, e->graph_max_batch,
 			   serve_overlap_on(cfg),
-			   0, 0, serve_dec_attn_x(cfg, &p->gpu) };
+			   0, 0, serve_dec_attn_x(cfg, &p->gpu, m) };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer
 	 * those runs allow (max_tokens 1024), so larger values are cut */

@@ -87,9 +87,11 @@ struct serve_engine_profile {
  * one row each of serve_perf.c's builds table: the engine they are a build
  * of, the GPU generation they differ on, and the factor on the decode
  * attention time there. BUILD_CURRENT (0): the profile as it is. */
-enum serve_build { BUILD_CURRENT, BUILD_VLLM_ROCM_06, BUILD_VLLM_V0, BUILD_COUNT };
+enum serve_build { BUILD_CURRENT, BUILD_VLLM_ROCM_06, BUILD_VLLM_V0, BUILD_TRTLLM_PRE_XQA,
+		   BUILD_COUNT };
 struct serve_build_profile {
-	const char *name;            /* "current", "vllm-rocm-0.6", "vllm-v0" */
+	const char *name;            /* "current", "vllm-rocm-0.6", "vllm-v0",
+				      * "tensorrt-llm-0.7" */
 	enum serve_engine engine;    /* the engine it is a build of */
 	enum hp_gen gen;             /* the GPUs it differs on */
 	double dec_attn_x;           /* decode attention time over the model's
@@ -98,6 +100,9 @@ struct serve_build_profile {
 				      * engine profile's; on every GPU) */
 	double seq_s;                /* host time per running sequence per call
 				      * (0: the engine profile's) */
+	int kv_per_qhead;            /* 1: decode attention reads each KV head
+				      * once per query head of its group
+				      * (serve_trtllm_pre_xqa), on every GPU */
 };
 const struct serve_build_profile *serve_build(enum serve_build b);
 int serve_build_parse(const char *s, enum serve_build *out);
@@ -233,8 +238,10 @@ struct serve_config {
 			       * TensorRT-LLM before v0.8 reads it once per
 			       * query head (serve_trtllm_pre_xqa) */
 };
-/* The decode attention time factor cfg's build has on g (1: none). */
-double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g);
+/* The decode attention time factor cfg's build has on g for model m
+ * (1: none). */
+double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g,
+			const struct model_spec *m);
 /* Whether cfg runs an overlap scheduler (the engine's default unless
  * overlap_sched forces it). */
 int serve_overlap_on(const struct serve_config *cfg);

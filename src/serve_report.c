@@ -845,17 +845,25 @@ static void put_launch(struct sbuf *b, const struct ssink *k, const struct serve
 	for (int i = 0; i < pl->n_inst; i++) {
 		const struct serve_plan_inst *x = &pl->inst[i];
 		const struct pool *p = &in->cluster->pools[x->pool];
-		char head[2 * sizeof p->gpu.name + sizeof p->name + 192], pp[24] = "";
+		char head[2 * sizeof p->gpu.name + sizeof p->name + 320], pp[24] = "";
 		char swap[sizeof p->gpu.name + 64];
 		if (x->pp > 1)
 			snprintf(pp, sizeof pp, " x PP %d", x->pp);
 		/* the precision the GPU turns the default into, said where
 		 * the launch line's --dtype float16 comes from */
 		serve_prec_swap_note(swap, sizeof swap, &in->opts->base, &p->gpu);
-		snprintf(head, sizeof head, "# pool %s: %d instance%s of TP %d%s on %s%s%s%s", p->name,
+		/* the pre-XQA build's figures are of an engine built by
+		 * TensorRT-LLM v0.5-v0.7; the line is today's trtllm-serve,
+		 * which came later, and a TensorRT engine loads only under
+		 * the TensorRT it was built with */
+		int old_trt = in->opts->base.build == BUILD_TRTLLM_PRE_XQA &&
+			      in->opts->base.engine == ENGINE_TRTLLM_ENGINE;
+		snprintf(head, sizeof head, "# pool %s: %d instance%s of TP %d%s on %s%s%s%s%s", p->name,
 			 x->count, x->count == 1 ? "" : "s", x->tp, pp, p->gpu.name,
 			 x->role == ROLE_PREFILL ? ", prefill only"
-			 : x->role == ROLE_DECODE ? ", decode only" : "", *swap ? ", " : "", swap);
+			 : x->role == ROLE_DECODE ? ", decode only" : "", *swap ? ", " : "", swap,
+			 old_trt ? "; figures for a v0.5-v0.7 engine (no XQA), which this current "
+				   "trtllm-serve does not load: serve it with its own release" : "");
 		char *l = serve_launch_line(in->model, in->opts, x, &p->gpu);
 		if (k == &sinks[SERVE_SINK_MD]) {   /* fenced code: literal text */
 			sbuf_addf(b, "%s\n%s\n", head, l);

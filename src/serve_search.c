@@ -1416,7 +1416,8 @@ static double pd_decode_t(const struct pool *p, const struct model_spec *m,
 			  const struct serve_config *cfg, double B, double isl, double osl,
 			  const struct serve_calib *k)
 {
-	struct serve_iter it = { B, isl + osl / 2, 0, 0, 0, cfg->eager, serve_dec_attn_x(cfg, &p->gpu) };
+	struct serve_iter it = { B, isl + osl / 2, 0, 0, 0, cfg->eager,
+				 serve_dec_attn_x(cfg, &p->gpu, m) };
 	return serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k, NULL,
 				NULL, NULL) + serve_step_overhead(cfg) + serve_per_seq_overhead(cfg) * B;
 }
@@ -1822,7 +1823,7 @@ static double place_theta_layers(const struct place_meta *pm, const struct pool 
 	if (batch < 1)
 		return 0;
 	struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2, batch / osl,
-				 o->base.eager, serve_dec_attn_x(&o->base, &p->gpu) };
+				 o->base.eager, serve_dec_attn_x(&o->base, &p->gpu, m) };
 	*t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it, pm->k, NULL, NULL,
 			      NULL) +
 	     place_host_s(pm, layers) + serve_per_seq_overhead(&o->base) * batch;

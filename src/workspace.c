@@ -217,6 +217,10 @@ static const struct hp_field ws_serve_field_list[] = {
 		 "spends 8 ms per scheduler call and 35 us per running sequence in series "
 		 "with the GPU, measured on vLLM 0.5.x (docs/serving-round50.md), in place "
 		 "of the current engine's; a build of vllm. "
+		 "`tensorrt-llm-0.7`: a TensorRT-LLM engine built by v0.5-v0.7, before the XQA "
+		 "kernel, on every GPU: decode attention reads each KV head once per query "
+		 "head of its group (8 times for Llama 2/3 70B; no change for a multi-head "
+		 "model; docs/serving-round51.md); a build of tensorrt-llm-engine. "
 		 "Default `current`." },
 };
 #undef SO

@@ -934,8 +934,10 @@ TEST(xqa)
 			CHECK(serve_engine_parse("tensorrt-llm-engine", &cfg.engine) == 0);
 			cfg.tp = xq[i].tp;
 			cfg.pp = 1;
+			/* the user's build (serve --engine-build
+			 * tensorrt-llm-0.7), not the test's own rule */
 			if (pre)
-				serve_trtllm_pre_xqa(&cfg, m);
+				cfg.build = BUILD_TRTLLM_PRE_XQA;
 			struct serve_load ld = { 128, 2048, 0, 0, 0, 0 };
 			struct serve_result r;
 			struct hp_err err = { 0 };
@@ -1426,8 +1428,10 @@ static double blind_predict_one(const struct brow *b)
 		 * Llama 2 70B x8, Llama 2 13B (multi-head) x1. Set from the
 		 * version after these rows had been scored (round 50, post
 		 * hoc: b051 +135%), the factor from the model's heads, the
-		 * check against XQA-kernel.md's own pair (`xqa`) */
-		serve_trtllm_pre_xqa(&cfg, m);
+		 * check against XQA-kernel.md's own pair (`xqa`). Since round
+		 * 51 through the build a user names (--engine-build
+		 * tensorrt-llm-0.7), which applies the same rule. */
+		cfg.build = BUILD_TRTLLM_PRE_XQA;
 	}
 	if (!strcmp(b->source, "dstack-h100-405b")) {
 		/* vLLM 0.6.3.post2.dev308, benchmark_throughput.py with
@@ -1698,13 +1702,34 @@ static const char *blind_known_why(const char *id)
 	return NULL;
 }
 
+/* The engine a blind row runs, for the summary by engine: its engine
+ * column, vLLM split into the V0 engine (the pre-V1 sources, which the
+ * test gives serve_vllm_v0) and V1. */
+static const char *const beng_names[] = { "vllm V0", "vllm V1", "sglang", "tensorrt-llm-engine",
+					  "other" };
+#define N_BENG ((int)(sizeof beng_names / sizeof beng_names[0]))
+static int blind_engine_class(const struct brow *b)
+{
+	if (!strcmp(b->engine, "vllm"))
+		return blind_v0_source(b->source) ? 0 : 1;
+	if (!strcmp(b->engine, "sglang"))
+		return 2;
+	if (!strcmp(b->engine, "tensorrt-llm-engine"))
+		return 3;
+	return 4;
+}
+
 TEST(blind)
 {
 	blind_load();
 	CHECK_EQ_INT(n_brows, 205);
 	struct acc a[N_BSRC] = { { 0 } }, all = { 0 }, am[N_BSRC][N_BMET] = { { { 0 } } },
 		   pm[N_BMET] = { { 0 } };
-	int n_sat = 0, n_out = 0;
+	int n_sat = 0, n_out = 0, n_big = 0;
+	/* by engine: signed and absolute error sums, rows beyond 30% */
+	double eng_signed[N_BENG] = { 0 };
+	struct acc eng[N_BENG] = { { 0 } };
+	int eng_big[N_BENG] = { 0 };
 	printf("\nblind set (tests/data/serving_blind.csv), shipped constants, nothing fitted:\n");
 	for (int i = 0; i < n_brows; i++) {
 		const struct brow *b = &brows[i];
@@ -1750,6 +1775,12 @@ TEST(blind)
 			continue;
 		}
 		double e = 100 * fabs(p - b->value) / b->value;
+		int ec = blind_engine_class(b);
+		eng[ec].sum += e;
+		eng[ec].n++;
+		eng_signed[ec] += 100 * (p - b->value) / b->value;
+		eng_big[ec] += e > 30;
+		n_big += e > 30;
 		a[s].sum += e;
 		a[s].n++;
 		am[s][bmetric_class(b->metric)].sum += e;
@@ -1774,6 +1805,11 @@ TEST(blind)
 	for (int k = 0; k < N_BMET; k++)
 		printf("  %s %d: %.1f%%", bmetrics[k], pm[k].n, mape(&pm[k]));
 	printf("\n");
+	for (int k = 0; k < N_BENG; k++)
+		if (eng[k].n)
+			printf("blind engine %-19s %3d rows MAPE %5.1f%%, signed %+6.1f%%, %d beyond 30%%\n",
+			       beng_names[k], eng[k].n, mape(&eng[k]), eng_signed[k] / eng[k].n, eng_big[k]);
+	printf("blind rows beyond 30%%: %d of %d\n", n_big, all.n);
 	CHECK_QUOTED(mape(&pm[0]), SACC_BLIND_THR_MAPE);
 	CHECK_QUOTED(pm[0].n, SACC_BLIND_THR_ROWS);
 	CHECK_QUOTED(mape(&pm[1]), SACC_BLIND_TTFT_MAPE);

@@ -868,11 +868,11 @@ expect prec-help 0 "" -- --help
 grep -qF "[--precision bf16|fp16|fp8|int4|fp4|fp8-mlp] [--kv-precision bf16|fp16|fp8]" "$tmp/out" &&
 	ok || bad "synopsis: $(grep -e --precision "$tmp/out" | head -2)"
 grep -qF "weights: bf16, fp16, fp8, int4, fp4 or fp8-mlp" "$tmp/out" && ok || bad "help lacks fp8-mlp"
-grep -qF "[--engine-build current|vllm-rocm-0.6|vllm-v0]" "$tmp/out" && ok || bad "synopsis lacks --engine-build"
+grep -qF "[--engine-build current|vllm-rocm-0.6|vllm-v0|tensorrt-llm-0.7]" "$tmp/out" && ok || bad "synopsis lacks --engine-build"
 # Engine builds (serve_perf.c builds): current and vllm-rocm-0.6, a build
 # of vllm that differs on CDNA (AMD Instinct) GPUs only.
 expect build-name 2 "" -- --pool 1x8xMI300X -m llama3.1-8b --rate 1 --isl 1 --osl 1 --engine-build 0.6
-[ "$(cat "$tmp/err")" = "hetplan serve: --engine-build: expected current, vllm-rocm-0.6 or vllm-v0, got '0.6'" ] &&
+[ "$(cat "$tmp/err")" = "hetplan serve: --engine-build: expected current, vllm-rocm-0.6, vllm-v0 or tensorrt-llm-0.7, got '0.6'" ] &&
 	ok || bad "build error: $(cat "$tmp/err")"
 expect build-engine 2 "" -- --pool 1x8xMI300X -m llama3.1-8b --rate 1 --isl 1 --osl 1 \
 	--engine sglang --engine-build vllm-rocm-0.6
@@ -957,5 +957,40 @@ for f in table md; do
 		--engine vllm --engine-build current --format $f
 	grep -q "^Engine:" "$tmp/out" && bad "serve --engine-build current --format $f names a build" || ok
 done
+
+# tensorrt-llm-0.7 (TensorRT-LLM before XQA): a build of tensorrt-llm-engine
+# on every GPU. Decode attention reads each KV head once per query head of
+# its group (query heads / KV heads from the models' config.json: Llama 2
+# 13B 40/40, Llama 2 70B 64/8), so a multi-head model's figures do not
+# move and a GQA model's saturation falls, by less than the group (weights
+# and GEMMs are unchanged). Other engines refuse it (exit 2); the launch
+# line's comment says the current trtllm-serve does not load such an engine.
+T="--pool 1x8xH200-SXM --precision fp8 --kv-precision fp8 --tp 1 --estimate --offline --isl 128 --osl 2048 --format json"
+expect xqa-engine 2 "" -- $T -m llama2-70b --engine tensorrt-llm --engine-build tensorrt-llm-0.7
+[ "$(cat "$tmp/err")" = "hetplan serve: --engine-build tensorrt-llm-0.7 is a build of tensorrt-llm-engine, not tensorrt-llm" ] &&
+	ok || bad "pre-XQA build on tensorrt-llm: $(cat "$tmp/err")"
+for mdl in llama2-13b llama2-70b; do
+	expect xqa-cur-$mdl 0 "" -- $T -m $mdl --engine tensorrt-llm-engine
+	cp "$tmp/out" "$tmp/x-cur.json"
+	expect xqa-old-$mdl 0 "" -- $T -m $mdl --engine tensorrt-llm-engine --engine-build tensorrt-llm-0.7
+	python3 - "$tmp/x-cur.json" "$tmp/out" $mdl <<'PY' && ok || bad "tensorrt-llm-0.7 on $mdl (above)"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ta, tb = a["output_tokens_per_s"], b["output_tokens_per_s"]
+if b.get("engine_build") != "tensorrt-llm-0.7":
+    sys.exit("the JSON does not name the build")
+if sys.argv[3] == "llama2-13b":
+    ok = ta == tb                  # group 1: nothing changes
+else:
+    ok = tb < ta and ta / tb < 8   # group 8
+if not ok:
+    print(sys.argv[3], ta, tb)
+    sys.exit(1)
+PY
+done
+expect xqa-note 0 "" -- --pool 1x8xH200-SXM --precision fp8 --kv-precision fp8 --tp 1 --estimate \
+	--offline --isl 128 --osl 2048 -m llama2-70b --engine tensorrt-llm-engine --engine-build tensorrt-llm-0.7
+grep -q "figures for a v0.5-v0.7 engine (no XQA), which this current trtllm-serve does not load" "$tmp/out" &&
+	ok || bad "the pre-XQA launch comment is missing"
 
 finish serve_cli

@@ -299,11 +299,11 @@ TEST(vllm_rocm_06)
 	c.kvprec = SKV_FP8;
 	c.prefill_apart = 1;
 	c.build = BUILD_VLLM_ROCM_06;
-	CHECK(serve_dec_attn_x(&c, h) == 1);
+	CHECK(serve_dec_attn_x(&c, h, m) == 1);
 	c.engine = ENGINE_SGLANG;
-	CHECK(serve_dec_attn_x(&c, mi) == 1);
+	CHECK(serve_dec_attn_x(&c, mi, m) == 1);
 	c.engine = ENGINE_VLLM;
-	CHECK(serve_dec_attn_x(&c, mi) > 1);
+	CHECK(serve_dec_attn_x(&c, mi, m) > 1);
 	struct pool p;
 	serve_pool_from_gpu(&p, mi, 1);
 	double isl[128], osl[128];
@@ -320,6 +320,63 @@ TEST(vllm_rocm_06)
 	CHECK(x >= 2 && x <= 3);
 	printf("  vllm-rocm-0.6 on PR #16426's shape: %.2f s vs %.2f s, %.2fx (measured 2-3x)\n",
 	       old.makespan_s, cur.makespan_s, x);
+}
+
+/* The tensorrt-llm-0.7 build (TensorRT-LLM before XQA, serve_perf.c
+ * builds[]): decode attention reads each KV head once per query head of
+ * its group. The groups from the models' config.json files: Llama 2 70B
+ * and Llama 3.1 70B 64 attention heads over 8 key/value heads (x8),
+ * Llama 2 13B 40 over 40 (x1: multi-head, the build changes nothing). A
+ * build of tensorrt-llm-engine only: under tensorrt-llm (the PyTorch
+ * backend, which came after XQA) or vllm it leaves the factor at 1. */
+TEST(trtllm_pre_xqa)
+{
+	const struct model_spec *m70 = catalog_model(&cat, "llama2-70b"),
+				*m31 = catalog_model(&cat, "llama3.1-70b"),
+				*m13 = catalog_model(&cat, "llama2-13b");
+	const struct gpu_spec *h = catalog_gpu(&cat, "H200-SXM");
+	CHECK(m70 && m31 && m13 && h);
+	if (!m70 || !m31 || !m13 || !h)
+		return;
+	enum serve_build b = BUILD_CURRENT;
+	CHECK(serve_build_parse("tensorrt-llm-0.7", &b) == 0 && b == BUILD_TRTLLM_PRE_XQA);
+	struct serve_config c = { 0 };
+	c.tp = c.pp = 1;
+	c.engine = ENGINE_TRTLLM_ENGINE;
+	c.wprec = SW_FP8;
+	c.kvprec = SKV_FP8;
+	CHECK(serve_dec_attn_x(&c, h, m70) == 1);   /* current: XQA */
+	c.build = b;
+	CHECK(serve_dec_attn_x(&c, h, m70) == 8);
+	CHECK(serve_dec_attn_x(&c, h, m31) == 8);
+	CHECK(serve_dec_attn_x(&c, h, m13) == 1);
+	c.engine = ENGINE_TRTLLM;
+	CHECK(serve_dec_attn_x(&c, h, m70) == 1);
+	c.engine = ENGINE_VLLM;
+	CHECK(serve_dec_attn_x(&c, h, m70) == 1);
+	c.engine = ENGINE_TRTLLM_ENGINE;
+	/* the same rule as serve_trtllm_pre_xqa: the two give one factor */
+	struct serve_config r = { 0 };
+	r.engine = ENGINE_TRTLLM_ENGINE;
+	serve_trtllm_pre_xqa(&r, m70);
+	CHECK(serve_dec_attn_x(&r, h, m70) == serve_dec_attn_x(&c, h, m70));
+	/* offline saturation on one H200, 128 in / 2,048 out: 13B unchanged,
+	 * 70B slower, by less than the group (weights and GEMMs unchanged) */
+	struct pool p;
+	serve_pool_from_gpu(&p, h, 1);
+	struct serve_load ld = { 128, 2048, 0, 0, 0, 0 };
+	struct serve_result a, x;
+	struct hp_err err = { 0 };
+	c.build = BUILD_CURRENT;
+	CHECK(serve_evaluate(&p, m13, &c, &ld, NULL, &a, &err) == 0 && a.fits);
+	c.build = b;
+	CHECK(serve_evaluate(&p, m13, &c, &ld, NULL, &x, &err) == 0 && x.fits);
+	CHECK(x.out_tps_max == a.out_tps_max);
+	c.build = BUILD_CURRENT;
+	CHECK(serve_evaluate(&p, m70, &c, &ld, NULL, &a, &err) == 0 && a.fits);
+	c.build = b;
+	CHECK(serve_evaluate(&p, m70, &c, &ld, NULL, &x, &err) == 0 && x.fits);
+	CHECK(x.out_tps_max < a.out_tps_max && a.out_tps_max / x.out_tps_max < 8);
 }
 
 TEST(erlang_c)
@@ -1401,6 +1458,7 @@ int main(void)
 	RUN(weights_fp8_mlp);
 	RUN(nvls_reserve);
 	RUN(vllm_rocm_06);
+	RUN(trtllm_pre_xqa);
 	RUN(erlang_c);
 	RUN(wait_tails);
 	RUN(decode_physics);

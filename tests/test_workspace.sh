@@ -58,11 +58,11 @@ PY
 done
 
 # The refusal names the build as given and what the table lists.
-expect 2 "--engine-build: expected current, vllm-rocm-0.6 or vllm-v0, got 'rocm 0.6'" \
+expect 2 "--engine-build: expected current, vllm-rocm-0.6, vllm-v0 or tensorrt-llm-0.7, got 'rocm 0.6'" \
 	"$H" serve $S --engine-build "rocm 0.6"
 # A name longer than any key is refused, not cut down to one that matches.
 long="vllm-rocm-0.6$(printf '%080d' 0)"
-expect 2 "--engine-build: expected current, vllm-rocm-0.6 or vllm-v0" "$H" serve $S --engine-build "$long"
+expect 2 "--engine-build: expected current, vllm-rocm-0.6, vllm-v0 or tensorrt-llm-0.7" "$H" serve $S --engine-build "$long"
 
 # A workspace's serve.engine_build reads as the flag: the report's serving
 # part names the build by its canonical name, as the cluster copy names a
