@@ -635,6 +635,9 @@ def rid_of(r):
 # entries end; chosen before the row was scored.
 PP_LAYOUT = {"BLMBM-01": "Et*4|(t*4|)*14tL", "BLMBM-02": "Et*4|(t*4|)*14tL",
              "BLMBA-09": "Et*2|(t*2|)*14t|(t*2|)*7t|(t*2|)*7tL"}
+# BLML6D-01..10 (MLPerf v6.0 DeepSeek-V3): every submitter's config sets
+# PIPELINE_LAYOUT "Et*4|(t*4|)*14tmL" (their notes), the same 16 stages.
+PP_LAYOUT.update({"BLML6D-%02d" % i: "Et*4|(t*4|)*14tL" for i in range(1, 11)})
 known, known_dnf, known_inv = {}, {}, {}
 for tok in known_txt.split():
     rid, kind, val = tok.split(":")
@@ -823,7 +826,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLLQ": "small/V100/consumer", "BLLQF": "small/V100/consumer",
           # Round 36, part 3: the same repository's RTX PRO 6000 (1, 4, 8
           # GPUs) and one-H100 benchmarks, Qwen2.5 0.5B-7B, LLMQ's trainer.
-          "BLLQP": "small/V100/consumer", "BLLQH": "small/V100/consumer"}
+          "BLLQP": "small/V100/consumer", "BLLQH": "small/V100/consumer",
+          # Round 37a: MLPerf v6.0 DeepSeek-V3 671B logs (NVIDIA, CoreWeave,
+          # Google; Megatron-Bridge 26.04, MXFP8) on 256-8,192 GB200/GB300.
+          "BLML6D": "MoE (Megatron-Bridge)"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
