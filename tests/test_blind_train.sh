@@ -292,6 +292,15 @@ trap 'rm -rf "$T"' EXIT
 # as their TE release had no fused MLA kernel on sm100
 # (ATTN_UNFUSED_BY_ID), -64% -> -52%; the rest is unexplained (host-bound
 # dispatch of the 0.12-era MoE layer is the lead hypothesis).
+# Round 37a (first prediction, docs/blind-round37a.md): BLML6D-06,
+# MLPerf v6.0 DeepSeek-V3 MXFP8 on 8,192 GB200 (NVIDIA Tyche-hsg, TP 2,
+# PP 4 x VP 4, EP 32, 16 micro-batches a rank), -33%: the same recipe
+# measures 0.99-1.02 s per sample per GPU at 256-512 GPUs and 1.73 s at
+# 8,192 (-41% per-GPU rate), hetplan 0.93-0.97 -> 1.15 (-19%); the
+# GB300 TP 1 rows of the round lose 9% from 2,048 to 8,192, hetplan 24%.
+# The run also recomputes the MLP modules (RECOMPUTE_MODULES=mlp), which
+# hetplan cannot express (about +20% compute on every GB200 row of the
+# group); the step's growth at scale on this cluster is unexplained.
 # Round 24, part 3 (first prediction, docs/blind-round24.md section 7):
 # BLDG54-07, Grok-1-shaped 8-layer proxy, FP8 on 64 H100 (dgxc v25.04.01,
 # NeMo 1 launcher), -31%: the same layout measured in the later release
@@ -558,6 +567,7 @@ BLMLI-14:time:-44
 BLMLV-01:time:-67
 BLTLH-01:time:+43
 BLMBM-02:dnf:30.0
+BLML6D-06:time:-33
 BLMBA-04:time:-67
 BLMBA-07:dnf:15.8
 BLLC-05:time:+161
