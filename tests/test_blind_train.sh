@@ -839,7 +839,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLLQP": "small/V100/consumer", "BLLQH": "small/V100/consumer",
           # Round 37a: MLPerf v6.0 DeepSeek-V3 671B logs (NVIDIA, CoreWeave,
           # Google; Megatron-Bridge 26.04, MXFP8) on 256-8,192 GB200/GB300.
-          "BLML6D": "MoE (Megatron-Bridge)"}
+          "BLML6D": "MoE (Megatron-Bridge)",
+          # Round 37a, part 2: MLPerf v6.0 Llama 3.1 8B FP8 logs of Cisco
+          # (16 H200, NeMo) and MiTAC (8 MI325X, AMD's Primus).
+          "BLML6K": "H200 (Hopper, 141 GB)", "BLML6M": "MI325X (8 per node)"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -876,7 +879,7 @@ def regime_of(grp, gpu, model=""):
             return regime
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
-GPU = [("RTX-PRO-6000", "RTX-PRO-6000"), ("MI250X-GCD", "MI250X-GCD"), ("MI355X", "MI355X"), ("MI350X", "MI350X"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
+GPU = [("RTX-PRO-6000", "RTX-PRO-6000"), ("MI250X-GCD", "MI250X-GCD"), ("MI355X", "MI355X"), ("MI350X", "MI350X"), ("MI325X", "MI325X"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB-LS", "V100-SXM2-LS"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090"), ("RTX-3090-Ti", "RTX-3090-Ti"), ("RTX-3090", "RTX-3090"),
