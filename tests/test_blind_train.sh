@@ -296,8 +296,8 @@ trap 'rm -rf "$T"' EXIT
 # MLPerf v6.0 DeepSeek-V3 MXFP8 on 8,192 GB200 (NVIDIA Tyche-hsg, TP 2,
 # PP 4 x VP 4, EP 32, 16 micro-batches a rank), -33%: the same recipe
 # measures 0.99-1.02 s per sample per GPU at 256-512 GPUs and 1.73 s at
-# 8,192 (-41% per-GPU rate), hetplan 0.93-0.97 -> 1.15 (-19%); the
-# GB300 TP 1 rows of the round lose 9% from 2,048 to 8,192, hetplan 24%.
+# 8,192 (-41% per-GPU rate from 512), hetplan 0.97 -> 1.15 (-16%); the
+# GB300 TP 1 rows of the round lose 8% from 2,048 to 8,192, hetplan 19%.
 # The run also recomputes the MLP modules (RECOMPUTE_MODULES=mlp), which
 # hetplan cannot express (about +20% compute on every GB200 row of the
 # group); the step's growth at scale on this cluster is unexplained.
