@@ -842,7 +842,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLML6D": "MoE (Megatron-Bridge)",
           # Round 37a, part 2: MLPerf v6.0 Llama 3.1 8B FP8 logs of Cisco
           # (16 H200, NeMo) and MiTAC (8 MI325X, AMD's Primus).
-          "BLML6K": "H200 (Hopper, 141 GB)", "BLML6M": "MI325X (8 per node)"}
+          "BLML6K": "H200 (Hopper, 141 GB)", "BLML6M": "MI325X (8 per node)",
+          # Round 37a, part 3: Cisco's v6.0 Llama 3.1 8B FP8 on 64 and
+          # 128 H100 (Zeus, TP 2, NeMo).
+          "BLML6C": "H100 at scale"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
