@@ -292,6 +292,15 @@ trap 'rm -rf "$T"' EXIT
 # as their TE release had no fused MLA kernel on sm100
 # (ATTN_UNFUSED_BY_ID), -64% -> -52%; the rest is unexplained (host-bound
 # dispatch of the 0.12-era MoE layer is the lead hypothesis).
+# Round 37a (first prediction, docs/blind-round37a.md): BLML6D-06,
+# MLPerf v6.0 DeepSeek-V3 MXFP8 on 8,192 GB200 (NVIDIA Tyche-hsg, TP 2,
+# PP 4 x VP 4, EP 32, 16 micro-batches a rank), -33%: the same recipe
+# measures 0.99-1.02 s per sample per GPU at 256-512 GPUs and 1.73 s at
+# 8,192 (-41% per-GPU rate from 512), hetplan 0.97 -> 1.15 (-16%); the
+# GB300 TP 1 rows of the round lose 8% from 2,048 to 8,192, hetplan 19%.
+# The run also recomputes the MLP modules (RECOMPUTE_MODULES=mlp), which
+# hetplan cannot express (about +20% compute on every GB200 row of the
+# group); the step's growth at scale on this cluster is unexplained.
 # Round 24, part 3 (first prediction, docs/blind-round24.md section 7):
 # BLDG54-07, Grok-1-shaped 8-layer proxy, FP8 on 64 H100 (dgxc v25.04.01,
 # NeMo 1 launcher), -31%: the same layout measured in the later release
@@ -558,6 +567,7 @@ BLMLI-14:time:-44
 BLMLV-01:time:-67
 BLTLH-01:time:+43
 BLMBM-02:dnf:30.0
+BLML6D-06:time:-33
 BLMBA-04:time:-67
 BLMBA-07:dnf:15.8
 BLLC-05:time:+161
@@ -635,6 +645,9 @@ def rid_of(r):
 # entries end; chosen before the row was scored.
 PP_LAYOUT = {"BLMBM-01": "Et*4|(t*4|)*14tL", "BLMBM-02": "Et*4|(t*4|)*14tL",
              "BLMBA-09": "Et*2|(t*2|)*14t|(t*2|)*7t|(t*2|)*7tL"}
+# BLML6D-01..10 (MLPerf v6.0 DeepSeek-V3): every submitter's config sets
+# PIPELINE_LAYOUT "Et*4|(t*4|)*14tmL" (their notes), the same 16 stages.
+PP_LAYOUT.update({"BLML6D-%02d" % i: "Et*4|(t*4|)*14tL" for i in range(1, 11)})
 known, known_dnf, known_inv = {}, {}, {}
 for tok in known_txt.split():
     rid, kind, val = tok.split(":")
@@ -823,7 +836,16 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLLQ": "small/V100/consumer", "BLLQF": "small/V100/consumer",
           # Round 36, part 3: the same repository's RTX PRO 6000 (1, 4, 8
           # GPUs) and one-H100 benchmarks, Qwen2.5 0.5B-7B, LLMQ's trainer.
-          "BLLQP": "small/V100/consumer", "BLLQH": "small/V100/consumer"}
+          "BLLQP": "small/V100/consumer", "BLLQH": "small/V100/consumer",
+          # Round 37a: MLPerf v6.0 DeepSeek-V3 671B logs (NVIDIA, CoreWeave,
+          # Google; Megatron-Bridge 26.04, MXFP8) on 256-8,192 GB200/GB300.
+          "BLML6D": "MoE (Megatron-Bridge)",
+          # Round 37a, part 2: MLPerf v6.0 Llama 3.1 8B FP8 logs of Cisco
+          # (16 H200, NeMo) and MiTAC (8 MI325X, AMD's Primus).
+          "BLML6K": "H200 (Hopper, 141 GB)", "BLML6M": "MI325X (8 per node)",
+          # Round 37a, part 3: Cisco's v6.0 Llama 3.1 8B FP8 on 64 and
+          # 128 H100 (Zeus, TP 2, NeMo).
+          "BLML6C": "H100 at scale"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -860,7 +882,7 @@ def regime_of(grp, gpu, model=""):
             return regime
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
-GPU = [("RTX-PRO-6000", "RTX-PRO-6000"), ("MI250X-GCD", "MI250X-GCD"), ("MI355X", "MI355X"), ("MI350X", "MI350X"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
+GPU = [("RTX-PRO-6000", "RTX-PRO-6000"), ("MI250X-GCD", "MI250X-GCD"), ("MI355X", "MI355X"), ("MI350X", "MI350X"), ("MI325X", "MI325X"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB-LS", "V100-SXM2-LS"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090"), ("RTX-3090-Ti", "RTX-3090-Ti"), ("RTX-3090", "RTX-3090"),
