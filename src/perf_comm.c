@@ -248,15 +248,29 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
  * quad's bound (4) assumes NCCL's rings embed in it; other V100 boards of
  * 4 (AWS p3.8xlarge, a DGX-1 quad) are taken as the Dell board. */
 #define V100_LINKS 6
-static int v100_mesh_links(const struct pool *pl, int r)
+/* The same holds on the four-GPU NVLink boards of later NVIDIA parts,
+ * every pair joined by a third of the GPU's links: the HGX A100 4-GPU
+ * (12 NVLink3 links a GPU, 4 a pair), the HGX H100 4-GPU and the quad
+ * GH200 nodes (18 NVLink4 links a GPU, 6 a pair: 150 GB/s a direction of
+ * the GPU's 450, "300 GB/s a pair" in FZJ's JUPITER Booster configuration,
+ * Eviden XH3000, as on CSCS Alps' HPE EX254n blades). A TP pair there
+ * reaches one third of the GPU's links; a group of all four, every
+ * link. Returns the share of the GPU's scale-up bandwidth the group of
+ * r reaches, 0 when it has all of it. Not on AMD parts: a pool of
+ * MI250X packages (4 a node) joins GCDs by their own link counts. */
+static double mesh_share(const struct pool *pl, int r)
 {
-	if (pl->gpu.gen != GEN_VOLTA || pl->intra != INTRA_NVLINK ||
-	    perf_domain_gpus(pl) != pl->gpus_per_node || r < 2 || r >= pl->gpus_per_node)
+	if (pl->intra != INTRA_NVLINK || perf_domain_gpus(pl) != pl->gpus_per_node ||
+	    r < 2 || r >= pl->gpus_per_node)
 		return 0;
-	if (pl->gpus_per_node == 8)
-		return r == 2 ? 1 : r == 4 ? 4 : 0;
-	if (pl->gpus_per_node == 4)
-		return r == 2 ? 2 : 0;
+	if (pl->gpu.gen == GEN_VOLTA) {
+		int links = pl->gpus_per_node == 8 ? (r == 2 ? 1 : r == 4 ? 4 : 0)
+			    : pl->gpus_per_node == 4 && r == 2 ? 2 : 0;
+		return (double)links / V100_LINKS;
+	}
+	if ((pl->gpu.gen == GEN_AMPERE || pl->gpu.gen == GEN_HOPPER) &&
+	    pl->gpus_per_node == 4 && r == 2)
+		return 1.0 / 3.0;
 	return 0;
 }
 
@@ -280,17 +294,17 @@ static double coll(struct stage_ctx *x, const struct perf_group *g, enum comm_co
 	return r->time_s;
 }
 
-/* coll on an in-node group that reaches `links` of the GPU's
- * V100_LINKS (v100_mesh_links; 0: coll itself): the group's links with
- * their scale-up figures scaled by links / V100_LINKS, the channel count
- * NCCL derives from them included. Not memoised (rare: V100 meshes). */
+/* coll on an in-node group that reaches `share` of the GPU's scale-up
+ * links (mesh_share; 0: coll itself): the group's links with their
+ * scale-up figures scaled by share, the channel count NCCL derives from
+ * them included. Not memoised (rare: NVLink meshes without a switch). */
 static double coll_mesh(struct stage_ctx *x, const struct perf_group *g, enum comm_coll op,
-			double bytes, struct comm_result *r, int links)
+			double bytes, struct comm_result *r, double share)
 {
 	struct comm_result tmp;
 	if (!r)
 		r = &tmp;
-	if (links <= 0 || links >= V100_LINKS || g->ranks > g->ranks_per_node)
+	if (share <= 0 || share >= 1 || g->ranks > g->ranks_per_node)
 		return coll(x, g, op, bytes, r);
 	memset(r, 0, sizeof *r);
 	if (g->ranks <= 1 || bytes <= 0)
@@ -299,7 +313,6 @@ static double coll_mesh(struct stage_ctx *x, const struct perf_group *g, enum co
 	cg.ranks = g->ranks;
 	cg.ranks_per_node = g->ranks_per_node;
 	cg.oversub = x->c->oversub;
-	double share = (double)links / V100_LINKS;
 	cg.fab.intra_Bps *= share;
 	cg.fab.intra_topo_Bps *= share;
 	if (comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL) < 0) {
@@ -482,10 +495,10 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	 * ln_out) while the reduce-scatters stay 16-bit; hetplan charges
 	 * 2 B for both. */
 	double bytes = x->T * x->m->hidden * perf_act_elem_bytes(p);
-	int links = v100_mesh_links(x->pl, tp);
-	double one = p->sp ? coll_mesh(x, &gt, COMM_ALLGATHER, bytes, &cr, links) +
-				     coll_mesh(x, &gt, COMM_REDUCESCATTER, bytes, NULL, links)
-			   : coll_mesh(x, &gt, COMM_ALLREDUCE, bytes, &cr, links);
+	double share = mesh_share(x->pl, tp);
+	double one = p->sp ? coll_mesh(x, &gt, COMM_ALLGATHER, bytes, &cr, share) +
+				     coll_mesh(x, &gt, COMM_REDUCESCATTER, bytes, NULL, share)
+			   : coll_mesh(x, &gt, COMM_ALLREDUCE, bytes, &cr, share);
 	/* Per pass: two units forward, two backward; full recompute runs
 	 * the forward's again; op-level selective keeps the reduce-scatter
 	 * outputs and redoes the gathers (about one unit). */
