@@ -820,6 +820,9 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 36, part 2: IST-DASLab/llmq's RTX 4090 benchmarks
           # (Qwen2.5 0.5B/1.5B on 1 and 4 GPUs, FP8 and BF16, LLMQ's
           # CUDA/C++ trainer) and their LLaMA-Factory baselines (HF Trainer).
+          # Round 37b: academic-pretraining's Pythia benchmark rows and
+          # Pythia-1.0B's own run (small models on A100/H100/V100).
+          "BLAP": "small/V100/consumer", "BLPY": "small/V100/consumer",
           "BLLQ": "small/V100/consumer", "BLLQF": "small/V100/consumer",
           # Round 36, part 3: the same repository's RTX PRO 6000 (1, 4, 8
           # GPUs) and one-H100 benchmarks, Qwen2.5 0.5B-7B, LLMQ's trainer.
