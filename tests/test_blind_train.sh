@@ -835,6 +835,8 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 37b: academic-pretraining's Pythia benchmark rows and
           # Pythia-1.0B's own run (small models on A100/H100/V100).
           "BLAP": "small/V100/consumer", "BLPY": "small/V100/consumer",
+          # Round 37b, part 2: universal-llm-trainer's one-GPU full fine-tunes.
+          "BLULT": "small/V100/consumer",
           "BLLQ": "small/V100/consumer", "BLLQF": "small/V100/consumer",
           # Round 36, part 3: the same repository's RTX PRO 6000 (1, 4, 8
           # GPUs) and one-H100 benchmarks, Qwen2.5 0.5B-7B, LLMQ's trainer.
