@@ -854,6 +854,8 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLAP": "small/V100/consumer", "BLPY": "small/V100/consumer",
           # Round 37b, part 2: universal-llm-trainer's one-GPU full fine-tunes.
           "BLULT": "small/V100/consumer",
+          # Round 37b, part 3: Scicom small-ablation how-fast-5090 (H100, RTX 5090).
+          "BLSCI": "small/V100/consumer",
           "BLLQ": "small/V100/consumer", "BLLQF": "small/V100/consumer",
           # Round 36, part 3: the same repository's RTX PRO 6000 (1, 4, 8
           # GPUs) and one-H100 benchmarks, Qwen2.5 0.5B-7B, LLMQ's trainer.
@@ -894,7 +896,7 @@ def regime_of(grp, gpu, model=""):
             return regime
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
-GPU = [("RTX-PRO-6000", "RTX-PRO-6000"), ("MI250X-GCD", "MI250X-GCD"), ("MI355X", "MI355X"), ("MI350X", "MI350X"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
+GPU = [("RTX-PRO-6000", "RTX-PRO-6000"), ("RTX-5090", "RTX-5090"), ("MI250X-GCD", "MI250X-GCD"), ("MI355X", "MI355X"), ("MI350X", "MI350X"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB-LS", "V100-SXM2-LS"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090"), ("RTX-3090-Ti", "RTX-3090-Ti"), ("RTX-3090", "RTX-3090"),
@@ -1251,7 +1253,11 @@ def args_of(r, mfile):
     # pre-training stage keeps Liger's default
     # fused_linear_cross_entropy): hetplan's --loss chunked.
     ch = re.search(r"--lmhead-chunks=(\d+)", r["notes"])
-    if (ch and int(ch.group(1)) > 1) or "Liger" in r["notes"]:
+    # LOSS:chunked: the row's notes name another fused linear
+    # cross-entropy that never holds the whole logits (round 37b, BLSCI:
+    # Apple's cut-cross-entropy, train.py's linear_cross_entropy; tagged
+    # with the rows, before their first prediction).
+    if (ch and int(ch.group(1)) > 1) or "Liger" in r["notes"] or tag(r["notes"], "LOSS") == "chunked":
         ovf += ["--loss", "chunked"]
     a += ovf
     # SP:off: the source runs TP without sequence parallelism.
