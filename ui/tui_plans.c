@@ -1594,6 +1594,17 @@ void view_compare_draw(struct tui *t, int y0, int h)
 	tui_step_scale(t, pa, pb, names, y, 0, COLS, y0 + h);
 }
 
+/* Plan side (0 A, 1 B) to the next plan in dir, passing over the other
+ * side's plan: a step that lands B on A compared a plan with itself, every
+ * row "same" (with one plan in the list there is nothing to pass to). */
+static void compare_step(struct tui *t, int side, int dir)
+{
+	int id = step_plan(t, t->cmp[side], dir);
+	if (id == t->cmp[!side] && plans_rows(t) > 1)
+		id = step_plan(t, id, dir);
+	t->cmp[side] = id;
+}
+
 int view_compare_key(struct tui *t, int action, int ch)
 {
 	switch (action) {
@@ -1605,11 +1616,11 @@ int view_compare_key(struct tui *t, int action, int ch)
 	}
 	case ACT_LEFT:
 	case ACT_RIGHT:
-		t->cmp[1] = step_plan(t, t->cmp[1], action == ACT_RIGHT ? 1 : -1);
+		compare_step(t, 1, action == ACT_RIGHT ? 1 : -1);
 		return R_DRAW;
 	case ACT_UP:
 	case ACT_DOWN:
-		t->cmp[0] = step_plan(t, t->cmp[0], action == ACT_DOWN ? 1 : -1);
+		compare_step(t, 0, action == ACT_DOWN ? 1 : -1);
 		return R_DRAW;
 	}
 	return R_NONE;
