@@ -229,7 +229,8 @@ struct report_comm_row {
 	enum comm_algo algo;
 	enum comm_proto proto;
 };
-#define REPORT_COMM_ROWS_MAX (DIM_COUNT + 2)
+/* a row and a gather a dimension (only dp gathers today), and the WAN row */
+#define REPORT_COMM_ROWS_MAX (2 * DIM_COUNT + 1)
 /* Fills rows (REPORT_COMM_ROWS_MAX of them) in table order; returns the
  * count. */
 int report_comm_rows(const struct estimate *e, struct report_comm_row *rows);

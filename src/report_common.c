@@ -455,10 +455,9 @@ int report_comm_rows(const struct estimate *e, struct report_comm_row *rows)
 		const char *dim = perf_dim_name((enum perf_dim)d);
 		if (pc->used)
 			comm_row_fill(&rows[n++], REPORT_COMM_DIM, dim, pc);
-		/* only dp gathers; the bound holds the table to its size */
-		if (pc->used && pc->gather_s > 0 && n < REPORT_COMM_ROWS_MAX - 1)
+		if (pc->used && pc->gather_s > 0)
 			comm_row_fill(&rows[n++], REPORT_COMM_GATHER, "", pc);
-		if (d == DIM_PP && e->pp_wan.used && n < REPORT_COMM_ROWS_MAX)
+		if (d == DIM_PP && e->pp_wan.used)
 			comm_row_fill(&rows[n++], REPORT_COMM_WAN, "pp", &e->pp_wan);
 	}
 	return n;
