@@ -9,6 +9,11 @@
 #   - Compare's ] and [ step plan B over plan A's plan: from A #2, B #1
 #     (after x), ] gives B #3, not #2 (B on A compared a plan with itself,
 #     every row "same"); [ from #3 gives #1. { and } step A likewise.
+#   - The Prices view says why a price update failed, wrapped under "last
+#     update: ... N failed": the status line's copy is cut at 80 columns
+#     inside the source's URL, before the reason, and a source that never
+#     loaded has no row of its own. The SkyPilot sources point at port 9
+#     of 127.0.0.1 (nothing listens there: "could not connect").
 # The cluster: 2 nodes of 8 H100-SXM on aws us-east-1, 2 of 8 A100-40GB
 # and 2 of 8 L40S on gcp us-central1.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
@@ -54,4 +59,16 @@ case "$(ab)" in
 esac
 
 keys t q
+
+start p 80 24 "" "tui --skypilot-url http://127.0.0.1:9"
+wait_ready p || bad "no plans on the default workspace: $(screen p | tail -1)"
+keys p 5
+wait_for p "Price per GPU-hour" || bad "no Prices view"
+keys p r
+wait_for p "last update:" || bad "r did not end: $(screen p | sed -n 3,5p)"
+# the rows of the Sources section, joined: the first failure and its reason
+screen p | sed -n '4,/Price per GPU-hour/p' | tr -s ' \n' '  ' >"$tmp/src.txt"
+grep -q 'first failure: skypilot:[a-z]*: http://127\.0\.0\.1:9/.*: could not connect' "$tmp/src.txt" && ok ||
+	bad "the Sources section does not say why the update failed: $(cat "$tmp/src.txt")"
+keys p q
 finish test_tui_tour
