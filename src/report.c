@@ -163,20 +163,23 @@ void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct
 		cJSON_AddNumberToObject(so, "time_per_microbatch_s", s->t_total);
 		cJSON_AddItemToArray(mem, so);
 	}
+	/* the rows of every view's communication table (report_comm_rows);
+	 * a gather is its dp row's "includes", not an entry of its own */
 	cJSON *cm = cJSON_AddArrayToObject(o, "comm");
-	for (int d = 0; d < DIM_COUNT; d++) {
-		if (e->comm[d].used)
-			cJSON_AddItemToArray(cm, comm_json(perf_dim_name((enum perf_dim)d),
-							   &e->comm[d]));
-		if (d == DIM_PP && e->pp_wan.used) {
+	struct report_comm_row rows[REPORT_COMM_ROWS_MAX];
+	int nr = report_comm_rows(e, rows);
+	for (int i = 0; i < nr; i++) {
+		if (rows[i].kind == REPORT_COMM_GATHER)
+			continue;
+		cJSON *co = comm_json(rows[i].dim, rows[i].pc);
+		if (rows[i].kind == REPORT_COMM_WAN) {
 			/* a hand-off across the WAN that does not set the step
 			 * (the pp row above is the pace-setting stage's) */
-			cJSON *w = comm_json("pp", &e->pp_wan);
-			cJSON_AddNumberToObject(w, "replica_group", e->pp_wan_group);
-			cJSON_AddNumberToObject(w, "stage", e->pp_wan_stage);
-			cJSON_AddBoolToObject(w, "sets_step", 0);
-			cJSON_AddItemToArray(cm, w);
+			cJSON_AddNumberToObject(co, "replica_group", e->pp_wan_group);
+			cJSON_AddNumberToObject(co, "stage", e->pp_wan_stage);
+			cJSON_AddBoolToObject(co, "sets_step", 0);
 		}
+		cJSON_AddItemToArray(cm, co);
 	}
 }
 

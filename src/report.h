@@ -212,6 +212,33 @@ double report_part_value(const struct report_part *p, const void *obj);
  * when not 0). */
 int report_part_shown(const struct report_part *p, const void *obj);
 
+/* The communication table's rows, listed once for every view (the
+ * reports' table, `hetplan estimate`'s text, the interactive planner's
+ * Detail): a row a used dimension; under dp at ZeRO-1/2 its parameter
+ * gather ("+ allgather", whose times the dp row's include); after the pp
+ * row the pipeline hand-off across the WAN that does not set the step
+ * (struct estimate's pp_wan). Each row names its figures; calls is 1 for
+ * the gather (one a step). */
+enum report_comm_kind { REPORT_COMM_DIM, REPORT_COMM_GATHER, REPORT_COMM_WAN };
+struct report_comm_row {
+	enum report_comm_kind kind;
+	const char *dim;             /* "dp", ...; "" under the gather */
+	char coll[24];               /* "allreduce", "+ allgather" */
+	const struct perf_comm *pc;  /* the group, its nodes and its link */
+	double bytes, calls, time_s, exposed_s;
+	enum comm_algo algo;
+	enum comm_proto proto;
+};
+/* a row and a gather a dimension (only dp gathers today), and the WAN row */
+#define REPORT_COMM_ROWS_MAX (2 * DIM_COUNT + 1)
+/* Fills rows (REPORT_COMM_ROWS_MAX of them) in table order; returns the
+ * count. */
+int report_comm_rows(const struct estimate *e, struct report_comm_row *rows);
+/* What a gather or WAN row is, in a sentence (no parentheses) into buf;
+ * "" for a dimension's row. Returns buf. */
+const char *report_comm_note(const struct estimate *e, enum report_comm_kind kind, char *buf,
+			     size_t n);
+
 /* The model's measured accuracy as the README states it (one table, used
  * by every report format). */
 struct report_accuracy {

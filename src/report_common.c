@@ -429,3 +429,55 @@ int report_plan_rank(const struct search_result *r, const struct search_plan *sp
 			return i + 1;
 	return 0;
 }
+
+static void comm_row_fill(struct report_comm_row *r, enum report_comm_kind kind,
+			  const char *dim, const struct perf_comm *pc)
+{
+	int g = kind == REPORT_COMM_GATHER;
+	r->kind = kind;
+	r->dim = dim;
+	snprintf(r->coll, sizeof r->coll, g ? "+ %s" : "%s",
+		 comm_coll_name(g ? pc->gather_coll : pc->coll));
+	r->pc = pc;
+	r->bytes = g ? pc->gather_bytes : pc->bytes;
+	r->calls = g ? 1.0 : pc->calls;
+	r->time_s = g ? pc->gather_s : pc->time_s;
+	r->exposed_s = g ? pc->gather_exposed_s : pc->exposed_s;
+	r->algo = g ? pc->gather_algo : pc->algo;
+	r->proto = g ? pc->gather_proto : pc->proto;
+}
+
+int report_comm_rows(const struct estimate *e, struct report_comm_row *rows)
+{
+	int n = 0;
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct perf_comm *pc = &e->comm[d];
+		const char *dim = perf_dim_name((enum perf_dim)d);
+		if (pc->used)
+			comm_row_fill(&rows[n++], REPORT_COMM_DIM, dim, pc);
+		if (pc->used && pc->gather_s > 0)
+			comm_row_fill(&rows[n++], REPORT_COMM_GATHER, "", pc);
+		if (d == DIM_PP && e->pp_wan.used)
+			comm_row_fill(&rows[n++], REPORT_COMM_WAN, "pp", &e->pp_wan);
+	}
+	return n;
+}
+
+const char *report_comm_note(const struct estimate *e, enum report_comm_kind kind, char *buf,
+			     size_t n)
+{
+	int pp = e->comm[DIM_PP].used;
+	if (!n)
+		return buf;
+	*buf = 0;
+	if (kind == REPORT_COMM_WAN)
+		snprintf(buf, n, "the %spp row: group %d stage %d's hand-off across the WAN, which "
+			 "does not set the step%s", pp ? "second " : "", e->pp_wan_group,
+			 e->pp_wan_stage, pp ? "; the first is the pace-setting stage's, the "
+					       "breakdown's pp" : "");
+	else if (kind == REPORT_COMM_GATHER)
+		snprintf(buf, n, "+ %s: the updated parameters gathered back after the "
+			 "reduce-scatter (ZeRO-1/2); the dp row's times include it",
+			 comm_coll_name(e->comm[DIM_DP].gather_coll));
+	return buf;
+}

@@ -340,42 +340,26 @@ static const struct table_col comm_cols[] = {
 	{ "exposed", "s", TABLE_RIGHT },
 };
 
-/* One row of the communication table: pc's collective, or with gather
- * its parameter gather, under dimension dim. */
-static void comm_row(struct table *t, const char *dim, const struct perf_comm *pc, int gather)
-{
-	char name[24];
-	snprintf(name, sizeof name, gather ? "+ %s" : "%s",
-		 comm_coll_name(gather ? pc->gather_coll : pc->coll));
-	table_row(t, 0);
-	table_text(t, dim);
-	table_text(t, name);
-	bytes_cell(t, gather ? pc->gather_bytes : pc->bytes);
-	table_numf(t, "%.0f", gather ? 1.0 : pc->calls);
-	table_numf(t, "%.0f", pc->group);
-	table_numf(t, "%.0f", pc->group_nodes);
-	table_text(t, pc->link);
-	table_text(t, comm_algo_name(gather ? pc->gather_algo : pc->algo));
-	table_text(t, comm_proto_name(gather ? pc->gather_proto : pc->proto));
-	duration_cell(t, gather ? pc->gather_s : pc->time_s);
-	duration_cell(t, gather ? pc->gather_exposed_s : pc->exposed_s);
-}
-
 void report_table_comm(struct table *t, const struct search_plan *sp)
 {
-	const struct estimate *e = &sp->est;
+	struct report_comm_row rows[REPORT_COMM_ROWS_MAX];
+	int n = report_comm_rows(&sp->est, rows);
 	table_init(t, "Communication");
 	table_cols(t, comm_cols, (int)HP_ARRAY_LEN(comm_cols));
-	for (int d = 0; d < DIM_COUNT; d++) {
-		const struct perf_comm *pc = &e->comm[d];
-		if (pc->used)
-			comm_row(t, perf_dim_name((enum perf_dim)d), pc, 0);
-		/* ZeRO-1/2's parameter gather, in the dp row's times */
-		if (pc->used && pc->gather_s > 0)
-			comm_row(t, "", pc, 1);
-		/* a WAN hand-off that does not set the step */
-		if (d == DIM_PP && e->pp_wan.used)
-			comm_row(t, "pp", &e->pp_wan, 0);
+	for (int i = 0; i < n; i++) {
+		const struct report_comm_row *r = &rows[i];
+		table_row(t, 0);
+		table_text(t, r->dim);
+		table_text(t, r->coll);
+		bytes_cell(t, r->bytes);
+		table_numf(t, "%.0f", r->calls);
+		table_numf(t, "%.0f", r->pc->group);
+		table_numf(t, "%.0f", r->pc->group_nodes);
+		table_text(t, r->pc->link);
+		table_text(t, comm_algo_name(r->algo));
+		table_text(t, comm_proto_name(r->proto));
+		duration_cell(t, r->time_s);
+		duration_cell(t, r->exposed_s);
 	}
 }
 

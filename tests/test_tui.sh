@@ -655,7 +655,14 @@ wait_for dgx1 "dgx1 tp4 pp1" || bad "no TP 4 plan on the DGX-1"
 keys dgx1 Enter
 wait_for dgx1 "Layout: replicas x pipeline stages" || bad "no detail of the DGX-1 plan"
 screen dgx1 | grep -q '^ #[0-9]* dgx1 tp4 pp1' && ok || bad "the detail is not the TP 4 plan: $(screen dgx1 | sed -n 3p)"
-keys dgx1 NPage
+# down a row at a time to the links lines under the layout (a page down
+# passed them once the communication table grew its + allgather row)
+down=0
+while [ $down -lt 30 ] && ! screen dgx1 | grep -q '^  dp links: '; do
+	keys dgx1 j
+	sleep 0.1
+	down=$((down + 1))
+done
 wait_for dgx1 "tp links: NVLink (inside a node)" && ok || bad "DGX-1 TP 4 links: $(screen dgx1)"
 screen dgx1 | grep -q '^  dp links: 4x100G NIC, leaf and spine' && ok || bad "DGX-1 DP links: $(screen dgx1)"
 screen dgx1 | grep -q '^  transport: ' && bad "a transport line for a pool on InfiniBand" || ok

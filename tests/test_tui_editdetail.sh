@@ -73,11 +73,21 @@ check() {
 	keys "$s" G
 	wait_status "$s" "$END" 300 || bad "G: $(screen "$s" | tail -1)"
 	screen "$s" >"$tmp/end-$tag.txt"
+	# eight rows up from the end: at 80x24 the step's parts sit between
+	# the top and the end screens (the communication table's gather row
+	# and its note moved them up)
+	first=$(tail -1 "$tmp/end-$tag.txt" | sed -n 's/.*rows \([0-9]*\)-.*/\1/p')
+	if [ -n "$first" ] && [ "$first" -gt 9 ]; then
+		keys "$s" k k k k k k k k
+		wait_status "$s" "rows $((first - 8))-" 300 || bad "k: $(screen "$s" | tail -1)"
+	fi
+	screen "$s" >"$tmp/mid-$tag.txt"
 	python3 - "$tmp" "$tag" <<'PY' && ok || bad "the edited Detail ($tag) vs hetplan estimate --plan"
 import json, re, sys
 tmp, tag = sys.argv[1:]
 top = open("%s/top-%s.txt" % (tmp, tag)).read().split("\n")
 end = open("%s/end-%s.txt" % (tmp, tag)).read().split("\n")
+mid = open("%s/mid-%s.txt" % (tmp, tag)).read().split("\n")
 js = json.load(open(tmp + "/est.json"))
 txt = open(tmp + "/est.txt").read()
 errs = []
@@ -136,7 +146,7 @@ else:
 labels = {"compute": "compute", "recompute": "recompute", "TP comm": "tp_comm", "PP p2p": "pp_comm",
           "DP sync": "dp_comm", "bubble": "bubble", "optimizer": "optimizer"}
 seen = set()
-for l in end:
+for l in mid + end:
     for lab, key in labels.items():
         for m in re.finditer(r"(?:^|\s)\S %s +(%s) +\d+%%" % (re.escape(lab), DUR), l):
             near("part " + lab, m.group(1), js["breakdown_s"][key], UNIT_S)

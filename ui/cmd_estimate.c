@@ -302,63 +302,33 @@ static void print_fit_hint(const struct cluster *c, const struct plan *p,
 	}
 }
 
-/* One row of the communication table, the link column lw wide. */
-static void print_comm_row(const char *dim, const struct perf_comm *pc, int lw)
-{
-	char a[32], t1[24], t2[24];
-	hp_fmt_bytes(a, sizeof a, pc->bytes);
-	printf("  %-4s %-14s %10s %6d %-*s %-9s %-7s %10s %10s\n", dim, comm_coll_name(pc->coll),
-	       a, pc->group, lw, pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto),
-	       hp_fmt_duration(t1, sizeof t1, pc->time_s),
-	       hp_fmt_duration(t2, sizeof t2, pc->exposed_s));
-}
-
-/* The dp row's parameter gather (perf_comm.gather_*), under it: part of
- * the row's time, so marked "+". */
-static void print_gather_row(const struct perf_comm *pc, int lw)
-{
-	char a[32], t1[24], t2[24], name[24];
-	snprintf(name, sizeof name, "+ %s", comm_coll_name(pc->gather_coll));
-	hp_fmt_bytes(a, sizeof a, pc->gather_bytes);
-	printf("  %-4s %-14s %10s %6d %-*s %-9s %-7s %10s %10s\n", "", name, a, pc->group, lw,
-	       pc->link, comm_algo_name(pc->gather_algo), comm_proto_name(pc->gather_proto),
-	       hp_fmt_duration(t1, sizeof t1, pc->gather_s),
-	       hp_fmt_duration(t2, sizeof t2, pc->gather_exposed_s));
-}
-
-/* The communication table: a row a dimension, the dp row's parameter
- * gather and a WAN pipeline hand-off off the step's path under theirs. */
+/* The communication table: the rows of report_comm_rows (a row a
+ * dimension, the dp row's parameter gather and a WAN pipeline hand-off
+ * off the step's path under theirs), the link column as wide as its
+ * longest (a group across pools is "NVSwitch + 4x200G NIC (bottleneck)"),
+ * at least 22. */
 static void print_comm_table(const struct estimate *e)
 {
-	/* the link column as wide as its longest (a group across pools is
-	 * "NVSwitch + 4x200G NIC (bottleneck)"), at least 22 */
-	int lw = 22;
-	for (int d = 0; d < DIM_COUNT; d++)
-		if (e->comm[d].used)
-			lw = HP_MAX(lw, (int)strlen(e->comm[d].link));
-	if (e->pp_wan.used)
-		lw = HP_MAX(lw, (int)strlen(e->pp_wan.link));
+	struct report_comm_row rows[REPORT_COMM_ROWS_MAX];
+	int n = report_comm_rows(e, rows), lw = 22;
+	for (int i = 0; i < n; i++)
+		lw = HP_MAX(lw, (int)strlen(rows[i].pc->link));
 	printf("\n  %-4s %-14s %10s %6s %-*s %-9s %-7s %10s %10s\n", "DIM", "COLLECTIVE",
 	       "BYTES", "GROUP", lw, "LINK", "ALGO", "PROTO", "TIME", "EXPOSED");
-	for (int d = 0; d < DIM_COUNT; d++) {
-		const struct perf_comm *pc = &e->comm[d];
-		if (pc->used)
-			print_comm_row(perf_dim_name((enum perf_dim)d), pc, lw);
-		if (pc->used && pc->gather_s > 0)
-			print_gather_row(pc, lw);
-		if (d == DIM_PP && e->pp_wan.used)
-			print_comm_row("pp", &e->pp_wan, lw);
+	for (int i = 0; i < n; i++) {
+		const struct report_comm_row *r = &rows[i];
+		char a[32], t1[24], t2[24];
+		hp_fmt_bytes(a, sizeof a, r->bytes);
+		printf("  %-4s %-14s %10s %6d %-*s %-9s %-7s %10s %10s\n", r->dim, r->coll, a,
+		       r->pc->group, lw, r->pc->link, comm_algo_name(r->algo),
+		       comm_proto_name(r->proto), hp_fmt_duration(t1, sizeof t1, r->time_s),
+		       hp_fmt_duration(t2, sizeof t2, r->exposed_s));
 	}
-	if (e->pp_wan.used)
-		printf("  (the %spp row: group %d stage %d's hand-off across the WAN, which does "
-		       "not set the step%s)\n", e->comm[DIM_PP].used ? "second " : "",
-		       e->pp_wan_group, e->pp_wan_stage,
-		       e->comm[DIM_PP].used ? "; the first is the pace-setting stage's, the "
-					      "breakdown's pp" : "");
-	if (e->comm[DIM_DP].used && e->comm[DIM_DP].gather_s > 0)
-		printf("  (+ %s: the updated parameters gathered back after the reduce-scatter "
-		       "(ZeRO-1/2); the dp row's times include it)\n",
-		       comm_coll_name(e->comm[DIM_DP].gather_coll));
+	/* a note under the table for each gather or WAN row, in table order */
+	char note[320];
+	for (int i = 0; i < n; i++)
+		if (rows[i].kind != REPORT_COMM_DIM)
+			printf("  (%s)\n", report_comm_note(e, rows[i].kind, note, sizeof note));
 }
 
 static void print_table(const struct estimate *e, const struct cluster *c,

@@ -448,7 +448,7 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	case WF_TOKENS:
 		hp_fmt_count(buf, n, model_train_tokens(m, o->tokens));
 		if (!(o->tokens > 0))
-			snprintf(buf + strlen(buf), n - strlen(buf), " (20 per parameter)");
+			snprintf(buf + strlen(buf), n - strlen(buf), " (20/parameter)");
 		break;
 	case WF_DEADLINE:
 		if (o->deadline_s > 0)

@@ -942,10 +942,16 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 	}
 }
 
-/* One row per dimension; on narrow screens the links go on a second row.
- * The link is the one the collective is costed on (perf_link_names): 36
- * columns hold "NVSwitch + 4x200G NIC (bottleneck)" of a group across
- * pools, and the wide row is then 115 columns. */
+/* The rows of report_comm_rows, as the reports and `hetplan estimate`
+ * list them: one per dimension, the dp row's "+ allgather" under it
+ * (ZeRO-1/2), the WAN pipeline hand-off after the pp row; on narrow
+ * screens the links go on a second row. The link is the one the
+ * collective is costed on (perf_link_names): 36 columns hold "NVSwitch +
+ * 4x200G NIC (bottleneck)" of a group across pools, and the wide row is
+ * then 115 columns. Under the table, a dim note for each gather or WAN
+ * row (report_comm_note), wrapped. */
+static void cv_wrapped(struct canvas *cv, int x, int w, int attr, const char *s);
+
 static void draw_comm(struct tui *t, struct canvas *cv, const struct estimate *e, int w)
 {
 	int wide = w >= 120;
@@ -959,38 +965,39 @@ static void draw_comm(struct tui *t, struct canvas *cv, const struct estimate *e
 		tui_putf(y, 2, w - 4, tui_attr(t, C_TITLE), "%-3s %-13s %9s %5s  %-9s %9s %9s",
 			 "DIM", "COLLECTIVE", "BYTES", "GROUP", "ALGORITHM", "TIME", "EXPOSED");
 	cv->row++;
-	int any = 0;
-	for (int d = 0; d < DIM_COUNT; d++) {
-		const struct perf_comm *pc = &e->comm[d];
-		if (!pc->used)
-			continue;
-		any = 1;
+	struct report_comm_row rows[REPORT_COMM_ROWS_MAX];
+	int n = report_comm_rows(e, rows);
+	for (int i = 0; i < n; i++) {
+		const struct report_comm_row *r = &rows[i];
 		char b[16], t1[16], t2[16], calls[16];
-		hp_fmt_bytes(b, sizeof b, pc->bytes);
-		hp_fmt_duration(t1, sizeof t1, pc->time_s);
-		hp_fmt_duration(t2, sizeof t2, pc->exposed_s);
-		hp_fmt_count(calls, sizeof calls, pc->calls);
+		hp_fmt_bytes(b, sizeof b, r->bytes);
+		hp_fmt_duration(t1, sizeof t1, r->time_s);
+		hp_fmt_duration(t2, sizeof t2, r->exposed_s);
+		hp_fmt_count(calls, sizeof calls, r->calls);
 		y = cv_y(cv);
 		if (wide) {
 			tui_putf(y, 2, w - 4, 0,
-				 "%-3s %-13s %9s %5d  %-36.36s %-9s %-6s %9s %9s %6s",
-				 perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll), b, pc->group,
-				 pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto), t1, t2,
-				 calls);
+				 "%-3s %-13s %9s %5d  %-36.36s %-9s %-6s %9s %9s %6s", r->dim, r->coll,
+				 b, r->pc->group, r->pc->link, comm_algo_name(r->algo),
+				 comm_proto_name(r->proto), t1, t2, calls);
 		} else {
-			tui_putf(y, 2, w - 4, 0, "%-3s %-13s %9s %5d  %-9s %9s %9s",
-				 perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll), b, pc->group,
-				 comm_algo_name(pc->algo), t1, t2);
+			tui_putf(y, 2, w - 4, 0, "%-3s %-13s %9s %5d  %-9s %9s %9s", r->dim, r->coll,
+				 b, r->pc->group, comm_algo_name(r->algo), t1, t2);
 			cv->row++;
 			tui_putf(cv_y(cv), 6, w - 8, tui_attr(t, C_DIM), "over %s, %s protocol, %s call%s",
-				 pc->link, comm_proto_name(pc->proto), calls, pc->calls < 1.5 ? "" : "s");
+				 r->pc->link, comm_proto_name(r->proto), calls, r->calls < 1.5 ? "" : "s");
 		}
 		cv->row++;
 	}
-	if (!any) {
+	if (!n) {
 		tui_put(cv_y(cv), 2, w - 4, tui_attr(t, C_DIM), "no communication on the critical path");
 		cv->row++;
 	}
+	char note[320];
+	for (int i = 0; i < n; i++)
+		if (rows[i].kind != REPORT_COMM_DIM)
+			cv_wrapped(cv, 2, w - 4, tui_attr(t, C_DIM),
+				   report_comm_note(e, rows[i].kind, note, sizeof note));
 }
 
 /* s over as many rows of w columns as it takes, broken at spaces (a
@@ -1587,6 +1594,17 @@ void view_compare_draw(struct tui *t, int y0, int h)
 	tui_step_scale(t, pa, pb, names, y, 0, COLS, y0 + h);
 }
 
+/* Plan side (0 A, 1 B) to the next plan in dir, passing over the other
+ * side's plan: a step that lands B on A compared a plan with itself, every
+ * row "same" (with one plan in the list there is nothing to pass to). */
+static void compare_step(struct tui *t, int side, int dir)
+{
+	int id = step_plan(t, t->cmp[side], dir);
+	if (id == t->cmp[!side] && plans_rows(t) > 1)
+		id = step_plan(t, id, dir);
+	t->cmp[side] = id;
+}
+
 int view_compare_key(struct tui *t, int action, int ch)
 {
 	switch (action) {
@@ -1598,11 +1616,11 @@ int view_compare_key(struct tui *t, int action, int ch)
 	}
 	case ACT_LEFT:
 	case ACT_RIGHT:
-		t->cmp[1] = step_plan(t, t->cmp[1], action == ACT_RIGHT ? 1 : -1);
+		compare_step(t, 1, action == ACT_RIGHT ? 1 : -1);
 		return R_DRAW;
 	case ACT_UP:
 	case ACT_DOWN:
-		t->cmp[0] = step_plan(t, t->cmp[0], action == ACT_DOWN ? 1 : -1);
+		compare_step(t, 0, action == ACT_DOWN ? 1 : -1);
 		return R_DRAW;
 	}
 	return R_NONE;

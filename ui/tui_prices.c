@@ -243,6 +243,14 @@ void view_prices_draw(struct tui *t, int y0, int h)
 	} else if (st.state == FETCH_DONE || st.state == FETCH_FAILED) {
 		tui_putf(y++, 2, COLS - 4, tui_attr(t, st.n_failed ? C_WARN : C_GOOD),
 			 "last update: %d fetched or current, %d failed", st.n_fetched, st.n_failed);
+		/* why, wrapped: the status line's copy is cut at 80 columns
+		 * inside the source's URL, before the reason, and a source
+		 * that never loaded has no row below to say it */
+		if (st.n_failed && *st.err) {
+			char why[300];
+			snprintf(why, sizeof why, "first failure: %s", st.err);
+			y += tui_put_wrapped(y, 4, COLS - 6, 4, tui_attr(t, C_WARN), why);
+		}
 	} else {
 		tui_putf(y++, 2, COLS - 4, tui_attr(t, C_DIM), "r updates %d source%s in the background",
 			 t->pcfg.n_sources, t->pcfg.n_sources == 1 ? "" : "s");
