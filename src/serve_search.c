@@ -59,6 +59,10 @@ int serve_dist_parse(const char *s, struct serve_dist *d, struct hp_err *err)
 	}
 	size_t n = (size_t)(c - s);
 	const char *c2 = strchr(c + 1, ':');
+	/* at most two numbers: parse_num stops at a ':', so the second
+	 * one's would let "lognormal:500:0.5:junk" through */
+	if (c2 && strchr(c2 + 1, ':'))
+		goto bad;
 	if (n == 9 && !strncmp(s, "lognormal", n)) {
 		if (!c2 || parse_num(c + 1, &a) || parse_num(c2 + 1, &b) || a < 1 || a > 1e7 ||
 		    b <= 0 || b > 10)

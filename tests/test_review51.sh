@@ -1,0 +1,59 @@
+#!/bin/sh
+# test_review51.sh — hostile input found in review 51 (docs/review51.md).
+# Each block failed before its fix: a crash, input accepted that means
+# something else, or a name cut inside a UTF-8 character. Run from the
+# repository root after `make`; under `make asan` on the instrumented binary.
+set -u
+H=${HETPLAN:-./hetplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib.sh
+
+# 1. estimate/launch without --dp divide the pool's GPUs by tp x pp x cp.
+# Each flag may be up to 2^24 (HP_MAX_GPUS), and the product was taken in
+# int: 65536 x 65536 = 2^32 wrapped to 0 and the division killed the
+# program with SIGFPE (exit 136). Now: exit 3 and the product in 64 bits,
+# 65536 x 65536 x 1 = 4294967296 (hand calculation).
+for cmd in estimate launch; do
+	expect 3 "tp 65536 x pp 65536 x cp 1 = 4294967296 GPUs; pool 'h100-sxm' has 16" \
+		$H $cmd --pool 2x8xH100-SXM -m llama3.1-8b --tp 65536 --pp 65536 --mbs 1 --gbs 16
+done
+# 2^24 x 2^24 x 1024 = 2^58 = 288230376151711744 still fits in 64 bits
+expect 3 "= 288230376151711744 GPUs" $H estimate --pool 2x8xH100-SXM -m llama3.1-8b \
+	--tp 16777216 --pp 16777216 --cp 1024 --mbs 1 --gbs 16
+
+# 2. --isl/--osl distributions take at most two numbers after the name:
+# parse_num stops at ':', so a third field was read as the end of the
+# second and "lognormal:500:0.5:junk" planned for lognormal:500:0.5. The
+# same parser reads a workspace's serve.isl (src/workspace.c).
+S="$H serve --pool 1x8xH100-SXM -m llama3.1-8b --rate 1"
+expect 2 "got 'lognormal:500:0.5:junk'" $S --isl lognormal:500:0.5:junk --osl 100
+expect 2 "got 'uniform:100:200:300'" $S --isl 100 --osl uniform:100:200:300
+expect 2 "got 'uniform:1:2:'" $S --isl uniform:1:2: --osl 100
+expect 0 "" $S --isl lognormal:500:0.5 --osl uniform:100:200
+
+# 3. The list of a cluster's pools in "no pool named" messages (--on, and a
+# plan file's stage) was cut at byte 199 by strncat: with 8 pools named
+# with euro signs (3 bytes each) the cut fell inside one and the message
+# ended in '\xE2'. Whole names only now, then ", ..." (hand count: five
+# names of 31 bytes and four ", " take 163 bytes; a sixth needs 2 + 31
+# more and room for ", ..." (5), 201 > 199 usable bytes: the list holds 5).
+E10='\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254'
+{
+	printf '{"name": "euro", "pools": ['
+	for i in 0 1 2 3 4 5 6 7; do
+		[ $i = 0 ] || printf ', '
+		printf '{"name": "'"$E10"'%d", "gpu": "H100-SXM", "nodes": 1}' $i
+	done
+	printf ']}\n'
+} >"$T/euro.json"
+printf '{"mbs":1,"gbs":8,"replicas":[{"count":1,"stages":[{"pool":"nope","tp":8,"first_layer":0,"last_layer":31}]}]}\n' >"$T/plan.json"
+expect 3 "no pool named 'nope'" $H estimate -c "$T/euro.json" -m llama3.1-8b --tp 8 --pp 1 \
+	--mbs 1 --gbs 8 --on nope
+grep -q 'x[0-9A-F][0-9A-F]' "$T/err" && bad "--on: a name cut inside a character: $(cat "$T/err")" || ok
+grep -qF "$(printf "$E10")4, ...)" "$T/err" && ok || bad "--on: list: $(cat "$T/err")"
+expect 3 'no pool named "nope"' $H estimate -c "$T/euro.json" -m llama3.1-8b --plan "$T/plan.json"
+grep -q 'x[0-9A-F][0-9A-F]' "$T/err" && bad "plan file: a name cut inside a character: $(cat "$T/err")" || ok
+grep -qF "$(printf "$E10")4, ...)" "$T/err" && ok || bad "plan file: list: $(cat "$T/err")"
+
+finish test_review51
