@@ -56,4 +56,23 @@ expect 3 'no pool named "nope"' $H estimate -c "$T/euro.json" -m llama3.1-8b --p
 grep -q 'x[0-9A-F][0-9A-F]' "$T/err" && bad "plan file: a name cut inside a character: $(cat "$T/err")" || ok
 grep -qF "$(printf "$E10")4, ...)" "$T/err" && ok || bad "plan file: list: $(cat "$T/err")"
 
+# 4. JSON error messages quote what the file holds, cut with a byte
+# precision: a value at 60 bytes ("%.60s"), an unknown key at 80 ("%.80s"),
+# a key that appears twice at 63 and its path at 255 (snprintf). A name of
+# 'a' or 'k' then euro signs (3 bytes each) was cut inside a character
+# and the message showed '\xE2\x82'. Now each cut ends on a whole one:
+# "a" and 19 euro signs is 58 bytes (one more is 61 > 60).
+EU=$(printf '\342\202\254')
+E30=$(printf "$E10$E10$E10")
+printf '{"mbs": "a%s", "gbs": 8}\n' "$E30" >"$T/j1.json"
+printf '{"k%s": 1, "mbs": 1, "gbs": 8}\n' "$E30" >"$T/j2.json"
+printf '{"a": {"k%s": 1, "k%s": 2}}\n' "$E30" "$E30" >"$T/j3.json"
+printf '{"k%s": {"k%s": {"k%s": {"d": 1, "d": 2}}}}\n' "$E30" "$E30" "$E30" >"$T/j4.json"
+for j in j1 j2 j3 j4; do
+	expect 3 "$T/$j.json: " $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --plan "$T/$j.json"
+	grep -q 'x[0-9A-F][0-9A-F]' "$T/err" && bad "$j: cut inside a character: $(cat "$T/err")" || ok
+done
+E19="$(printf "$E10")$EU$EU$EU$EU$EU$EU$EU$EU$EU"
+expect 3 "got \"a$E19\"" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --plan "$T/j1.json"
+
 finish test_review51
