@@ -75,4 +75,21 @@ done
 E19="$(printf "$E10")$EU$EU$EU$EU$EU$EU$EU$EU$EU"
 expect 3 "got \"a$E19\"" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --plan "$T/j1.json"
 
+# 5. A price or GPU source URL holding ESC (a --source argument, a
+# config file's source, HETPLAN_GPUS_URL) was fetched, and curl's failure
+# printed it raw: "hetplan prices: json:https://...\e[31m... failed" and
+# the source table turned the terminal red. pricing_url_ok now refuses a
+# URL with a space or control byte (RFC 3986 section 2; curl refuses it
+# too): exit 2 for the flag, 3 for the environment, shown escaped. No
+# network is needed: the refusal comes before any fetch.
+ESC=$(printf '\033')
+X="env XDG_CACHE_HOME=$T/cache XDG_CONFIG_HOME=$T/cfg"
+expect 2 "needs an http:// or https:// URL" $X $H prices --update --source "json:https://127.0.0.1:1/${ESC}[31mRED"
+grep -q "$ESC" "$T/out" "$T/err" && bad "prices: ESC reached the terminal" || ok
+expect 2 "expected an http:// or https:// URL" $X $H gpus --update --source "https://127.0.0.1:1/${ESC}[31mRED"
+grep -q "$ESC" "$T/out" "$T/err" && bad "gpus: ESC reached the terminal" || ok
+expect 3 "HETPLAN_GPUS_URL: expected an http(s):// URL" $X HETPLAN_GPUS_URL="https://x/${ESC}[2J" $H gpus --update
+grep -q "$ESC" "$T/out" "$T/err" && bad "HETPLAN_GPUS_URL: ESC reached the terminal" || ok
+expect 2 "needs an http:// or https:// URL" $X $H prices --update --source "json:https://127.0.0.1:1/a b"
+
 finish test_review51
