@@ -92,4 +92,13 @@ expect 3 "HETPLAN_GPUS_URL: expected an http(s):// URL" $X HETPLAN_GPUS_URL="htt
 grep -q "$ESC" "$T/out" "$T/err" && bad "HETPLAN_GPUS_URL: ESC reached the terminal" || ok
 expect 2 "needs an http:// or https:// URL" $X $H prices --update --source "json:https://127.0.0.1:1/a b"
 
+# 6. `report WS.json` with objective deadline and no deadline_s printed
+# the workspace's path raw (ui/cmd_report.c); a path holding ESC reached
+# the terminal. It goes through cli_shown now, as every other message
+# quoting an argument does.
+WS="$T/ws${ESC}[31m.json"
+printf '{"version": 1, "cluster": {"name": "s", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 1, "gpus_per_node": 2}]}, "model": "llama3.1-8b", "workload": {"gbs": 64, "seq_len": 4096, "tokens": 1e11, "objective": "deadline"}}\n' >"$WS"
+expect 3 "workload.deadline_s: the objective deadline needs one" $H report "$WS" -o "$T/r.md"
+grep -q "$ESC" "$T/err" && bad "report: ESC of the path reached the terminal" || ok
+
 finish test_review51
