@@ -101,4 +101,23 @@ printf '{"version": 1, "cluster": {"name": "s", "pools": [{"name": "h100", "gpu"
 expect 3 "workload.deadline_s: the objective deadline needs one" $H report "$WS" -o "$T/r.md"
 grep -q "$ESC" "$T/err" && bad "report: ESC of the path reached the terminal" || ok
 
+# 7. Every message is cut at 1023 bytes (struct hp_err). A plan file
+# under directories of euro signs gives a message over that length, and
+# the cut fell inside a character: vsnprintf left "\xE2\x82" at the end,
+# and the terminal form then cut its own escape to "\x" or "\". The three
+# prefixes move the cut by one byte each, so one of them lands inside a
+# character whatever the scratch directory's length. The message must end
+# on a whole character: no "\x" escape at all (the path holds no
+# backslash), and valid UTF-8.
+E84=$(printf "$E10$E10$E10$E10$E10$E10$E10$E10")$EU$EU$EU$EU
+for pre in a ab abc; do
+	d="$T/$pre/${E84}x/${E84}x/${E84}x/${E84}x"
+	mkdir -p "$d" && printf '{"mbs": 0}\n' >"$d/p.json" || { bad "mkdir $pre"; continue; }
+	expect 3 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --plan "$d/p.json"
+	[ "$(wc -c <"$T/err")" -gt 1000 ] && ok || bad "$pre: message not cut: $(wc -c <"$T/err") bytes"
+	grep -q '\\' "$T/err" && bad "$pre: cut inside a character: $(tail -c 40 "$T/err")" || ok
+	python3 -c "open('$T/err', encoding='utf-8').read()" 2>/dev/null && ok ||
+		bad "$pre: message is not UTF-8: $(tail -c 40 "$T/err" | od -c | tail -3)"
+done
+
 finish test_review51
