@@ -26,6 +26,7 @@
 #include "model.h"
 #include "utf8.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,11 @@ static int parse_num(const char *s, double *v)
 	char *end;
 	double d = strtod(s, &end);
 	if (end == s || (*end && *end != ':') || !isfinite(d))
+		return -1;
+	/* decimal only, as util.h's parsers: strtod also takes leading
+	 * space, '+' and hex ("--isl 0x100" was 256 tokens) */
+	if (!(isdigit((unsigned char)*s) || *s == '.' || *s == '-') ||
+	    memchr(s, 'x', (size_t)(end - s)) || memchr(s, 'X', (size_t)(end - s)))
 		return -1;
 	*v = d;
 	return 0;

@@ -31,6 +31,14 @@ expect 2 "got 'lognormal:500:0.5:junk'" $S --isl lognormal:500:0.5:junk --osl 10
 expect 2 "got 'uniform:100:200:300'" $S --isl 100 --osl uniform:100:200:300
 expect 2 "got 'uniform:1:2:'" $S --isl uniform:1:2: --osl 100
 expect 0 "" $S --isl lognormal:500:0.5 --osl uniform:100:200
+# and decimal numbers only, as util.h's parsers and the settings table
+# read them: strtod also took hex ("0x100", 256 tokens), a leading space
+# and '+'
+expect 2 "got '0x100'" $S --isl 0x100 --osl 100
+expect 2 "got 'lognormal:500:0x1p-1'" $S --isl lognormal:500:0x1p-1 --osl 100
+expect 2 "got ' 100'" $S --isl " 100" --osl 100
+expect 2 "got 'uniform:100:+200'" $S --isl 100 --osl uniform:100:+200
+expect 0 "" $S --isl 1e3 --osl exp:.5e3
 
 # 3. The list of a cluster's pools in "no pool named" messages (--on, and a
 # plan file's stage) was cut at byte 199 by strncat: with 8 pools named
