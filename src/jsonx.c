@@ -2,6 +2,7 @@
 #include "jsonx.h"
 #include "sbuf.h"
 #include "escape.h"
+#include "utf8.h"
 
 #include <assert.h>
 #include <math.h>
@@ -86,14 +87,18 @@ static int dup_key(const cJSON *v, char *path, size_t n, char *dup, size_t dn)
 {
 	const char *k = cJSON_IsObject(v) ? twice(v) : NULL;
 	if (k) {
-		snprintf(dup, dn, "%s", k);
+		snprintf(dup, dn, "%.*s", UTF8_CUT(k, dn - 1));   /* a whole character */
 		return 1;
 	}
 	size_t at = strlen(path);
 	int i = 0;
 	for (const cJSON *e = v ? v->child : NULL; e; e = e->next, i++) {
-		if (cJSON_IsObject(v))
-			snprintf(path + at, n - at, "%s%s", at ? "." : "", e->string ? e->string : "");
+		if (cJSON_IsObject(v)) {
+			/* cut on a whole character (the room after the ".") */
+			size_t room = n - at > 2 ? n - at - 2 : 0;
+			snprintf(path + at, n - at, "%s%.*s", at ? "." : "",
+				 UTF8_CUT(e->string ? e->string : "", room));
+		}
 		else
 			snprintf(path + at, n - at, "[%d]", i);
 		if (dup_key(e, path, n, dup, dn))
@@ -186,7 +191,7 @@ static void jx_describe(const cJSON *v, char *buf, size_t n)
 	else if (cJSON_IsNumber(v))
 		snprintf(buf, n, "%.15g", v->valuedouble);
 	else if (cJSON_IsString(v))
-		snprintf(buf, n, "\"%.60s\"", v->valuestring);
+		snprintf(buf, n, "\"%.*s\"", UTF8_CUT(v->valuestring, 60));
 	else if (cJSON_IsBool(v))
 		snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
 	else if (cJSON_IsNull(v))
@@ -356,9 +361,9 @@ int jx_check_keys(const struct jx_ctx *c, const cJSON *o,
 		if (best)
 			snprintf(hint, sizeof hint, "did you mean \"%s\"? ", best);
 		hp_err_set(c->err, HP_EXIT_INPUT,
-			   "%s: %s%s%.80s: unknown key (%sknown: %s)",
+			   "%s: %s%s%.*s: unknown key (%sknown: %s)",
 			   c->file, c->path, *c->path ? "." : "",
-			   it->string ? it->string : "?", hint,
+			   UTF8_CUT(it->string ? it->string : "?", 80), hint,
 			   list.s ? list.s : "");
 		sbuf_done(&list);
 		return -1;

@@ -604,9 +604,14 @@ static int parse_stage(struct stage *st, const cJSON *o, const char *file,
 	if (st->pool < 0) {
 		char names[200] = "";
 		for (int i = 0; i < c->n_pools; i++) {
-			if (i)
-				strncat(names, ", ", sizeof names - strlen(names) - 1);
-			strncat(names, c->pools[i].name, sizeof names - strlen(names) - 1);
+			/* whole names, room kept for ", ...": a byte cut split a name
+			 * of euro signs inside a character (shown as \xE2) */
+			size_t at = strlen(names);
+			if (at + 2 + strlen(c->pools[i].name) + 6 > sizeof names) {
+				snprintf(names + at, sizeof names - at, "%s...", i ? ", " : "");
+				break;
+			}
+			snprintf(names + at, sizeof names - at, "%s%s", i ? ", " : "", c->pools[i].name);
 		}
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: %s.pool: no pool named \"%s\" in the cluster (pools: %s)",

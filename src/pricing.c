@@ -67,7 +67,16 @@ int pricing_source_valid(const char *name, struct hp_err *err)
 
 int pricing_url_ok(const char *u)
 {
-	return !strncmp(u, "https://", 8) || !strncmp(u, "http://", 7);
+	if (strncmp(u, "https://", 8) && strncmp(u, "http://", 7))
+		return 0;
+	/* RFC 3986 section 2: no space or control byte in a URL (curl
+	 * refuses them too). A URL holding ESC reached the terminal raw in
+	 * `prices` and `gpus` (the progress, "SOURCE failed" and the source
+	 * table print it with printf) */
+	for (const char *p = u; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return 0;
+	return esc_is_printable(u, strlen(u));
 }
 
 int pricing_url_arg_ok(const char *name, const char *arg, struct hp_err *err)

@@ -103,6 +103,7 @@ void pricing_lower(char *s);
  * http(s) URL, the whole name under 500 bytes; fetched as it is. */
 int pricing_url_arg_ok(const char *name, const char *arg, struct hp_err *err);
 char *pricing_url_arg(const struct price_config *cfg, const char *arg);
+/* 1 for an http:// or https:// URL of printable UTF-8 without spaces. */
 int pricing_url_ok(const char *u);
 /* "2026-11-30 09:12 UTC" */
 void pricing_fmt_day(double t, char *buf, size_t n);

@@ -126,8 +126,14 @@ static void csv_header(struct csv_ctx *x)
 	if (*missing) {
 		char got[160] = "";
 		for (int i = 0; i < x->nf && i < 8; i++) {
-			size_t l = strlen(got);
-			snprintf(got + l, sizeof got - l, "%s%.24s", i ? "," : "", x->f[i]);
+			/* at most 24 bytes of each, and what is left of got, on a
+			 * whole character (tests/fuzz/fuzz.h fuzz_msg_whole) */
+			size_t l = strlen(got), sep = i ? 1 : 0;
+			if (l + sep + 1 >= sizeof got)
+				break;
+			size_t room = sizeof got - l - sep - 1;
+			snprintf(got + l, sizeof got - l, "%s%.*s", sep ? "," : "",
+				 UTF8_CUT(x->f[i], room < 24 ? room : 24));
 		}
 		hp_err_set(x->err, HP_EXIT_INPUT,
 			   "%s: not a SkyPilot catalog CSV: the header lacks %s (header: %s%s)",

@@ -26,6 +26,7 @@
 #include "model.h"
 #include "utf8.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,11 @@ static int parse_num(const char *s, double *v)
 	char *end;
 	double d = strtod(s, &end);
 	if (end == s || (*end && *end != ':') || !isfinite(d))
+		return -1;
+	/* decimal only, as util.h's parsers: strtod also takes leading
+	 * space, '+' and hex ("--isl 0x100" was 256 tokens) */
+	if (!(isdigit((unsigned char)*s) || *s == '.' || *s == '-') ||
+	    memchr(s, 'x', (size_t)(end - s)) || memchr(s, 'X', (size_t)(end - s)))
 		return -1;
 	*v = d;
 	return 0;
@@ -59,6 +65,10 @@ int serve_dist_parse(const char *s, struct serve_dist *d, struct hp_err *err)
 	}
 	size_t n = (size_t)(c - s);
 	const char *c2 = strchr(c + 1, ':');
+	/* at most two numbers: parse_num stops at a ':', so the second
+	 * one's would let "lognormal:500:0.5:junk" through */
+	if (c2 && strchr(c2 + 1, ':'))
+		goto bad;
 	if (n == 9 && !strncmp(s, "lognormal", n)) {
 		if (!c2 || parse_num(c + 1, &a) || parse_num(c2 + 1, &b) || a < 1 || a > 1e7 ||
 		    b <= 0 || b > 10)

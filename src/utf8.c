@@ -133,15 +133,9 @@ char *utf8_term_buf(char *dst, size_t n, const char *s)
 			len += k;
 			continue;
 		}
-		/* Too long: keep what fits, then step back while the first
-		 * byte left out continues a UTF-8 sequence, so no character
-		 * is cut in two. */
-		size_t keep = n - 1 - len;
-		memcpy(dst + len, one, keep);
-		len += keep;
-		unsigned char next = (unsigned char)one[keep];
-		while (len > 0 && (next & 0xC0) == 0x80)
-			next = (unsigned char)dst[--len];
+		/* Too long: the character, or its escape ("\xE2", "^["),
+		 * is left out whole; a part of an escape kept "\x" at the
+		 * end of a cut message. */
 		break;
 	}
 	dst[len] = '\0';

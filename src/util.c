@@ -86,8 +86,17 @@ int hp_err_set(struct hp_err *err, int code, const char *fmt, ...)
 	char raw[sizeof err->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(raw, sizeof raw, fmt, ap);
+	int w = vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	if (w >= (int)sizeof raw) {
+		/* cut by the buffer: a character cut at the end goes whole
+		 * (a path of euro signs ended in "\xE2\x82") */
+		size_t i = strlen(raw);
+		while (i > 0 && ((unsigned char)raw[i - 1] & 0xC0) == 0x80)
+			i--;
+		if (i > 0 && (unsigned char)raw[i - 1] >= 0xC0 && !utf8_len(raw + i - 1, NULL))
+			raw[i - 1] = '\0';
+	}
 	utf8_term_buf(err->msg, sizeof err->msg, raw);
 	err->code = code;
 	return -1;

@@ -44,6 +44,9 @@
 #define LLVMFuzzerTestOneInput fuzz_launch
 #include "fuzz/fuzz_launch.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_flags
+#include "fuzz/fuzz_flags.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *name;
@@ -52,7 +55,7 @@ static const struct {
 	{ "cluster", fuzz_cluster }, { "model", fuzz_model }, { "plan", fuzz_plan },
 	{ "pool", fuzz_pool }, { "skypilot", fuzz_skypilot }, { "azure", fuzz_azure },
 	{ "feed", fuzz_feed }, { "workspace", fuzz_workspace }, { "gpus", fuzz_gpus },
-	{ "launch", fuzz_launch },
+	{ "launch", fuzz_launch }, { "flags", fuzz_flags },
 };
 
 static int name_cmp(const void *a, const void *b)

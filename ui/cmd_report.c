@@ -171,7 +171,7 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 	    (ws.opts.objective == OBJ_BUDGET && ws.opts.budget_usd <= 0)) {
 		int dl = ws.opts.objective == OBJ_DEADLINE;
 		fprintf(stderr, "hetplan: %s: workload.%s: the objective %s needs one (%s)\n",
-			ws_path, dl ? "deadline_s" : "budget_usd", dl ? "deadline" : "budget",
+			cli_shown(ws_path), dl ? "deadline_s" : "budget_usd", dl ? "deadline" : "budget",
 			dl ? "seconds, e.g. 2592000 for 30 days" : "USD, e.g. 2500000");
 		return HP_EXIT_INPUT;
 	}

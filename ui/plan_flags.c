@@ -208,9 +208,14 @@ int cli_uniform_plan(const char *cmd, const struct cli_plan_flags *f, const stru
 		 * the terminal escaped */
 		char names[200] = "";
 		for (int i = 0; i < c->n_pools; i++) {
-			if (i)
-				strncat(names, ", ", sizeof names - strlen(names) - 1);
-			strncat(names, c->pools[i].name, sizeof names - strlen(names) - 1);
+			/* whole names, room kept for ", ...": a byte cut split a name
+			 * of euro signs inside a character (shown as \xE2) */
+			size_t at = strlen(names);
+			if (at + 2 + strlen(c->pools[i].name) + 6 > sizeof names) {
+				snprintf(names + at, sizeof names - at, "%s...", i ? ", " : "");
+				break;
+			}
+			snprintf(names + at, sizeof names - at, "%s%s", i ? ", " : "", c->pools[i].name);
 		}
 		hp_err_set(&err, HP_EXIT_INPUT, "%s --on: no pool named '%s' in the cluster (pools: %s)",
 			   cmd, f->on, names);
@@ -218,11 +223,14 @@ int cli_uniform_plan(const char *cmd, const struct cli_plan_flags *f, const stru
 	}
 	if (!dp) {
 		int have = c->pools[pool].nodes * c->pools[pool].gpus_per_node;
-		dp = have / (f->tp * f->pp * p->cp);
+		/* each flag is at most HP_MAX_GPUS (2^24), so the product is
+		 * taken in 64 bits: in int, --tp 65536 --pp 65536 wrapped to 0
+		 * and the division stopped the program (SIGFPE) */
+		long long need = (long long)f->tp * f->pp * p->cp;
+		dp = need > have ? 0 : (int)(have / need);
 		if (dp < 1) {
-			fprintf(stderr, "hetplan %s: tp %d x pp %d x cp %d = %d GPUs; pool '%s' has %d\n",
-				cmd, f->tp, f->pp, p->cp, f->tp * f->pp * p->cp, c->pools[pool].name,
-				have);
+			fprintf(stderr, "hetplan %s: tp %d x pp %d x cp %d = %lld GPUs; pool '%s' has %d\n",
+				cmd, f->tp, f->pp, p->cp, need, c->pools[pool].name, have);
 			return HP_EXIT_INPUT;
 		}
 	}

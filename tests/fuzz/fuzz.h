@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "utf8.h"
 #include "util.h"
 
 /* The embedded catalogs only: no user overrides from ~/.config. */
@@ -38,6 +39,25 @@ __attribute__((unused)) static char *fuzz_text(const uint8_t *data, size_t size)
 		memcpy(s, data, size);
 	s[size] = '\0';
 	return s;
+}
+
+/* An error message about an input that is UTF-8 without C1 controls and
+ * without a backslash holds no "\xNN" (the terminal form of a byte that
+ * is no UTF-8): one there is a name cut inside a character by a bounded
+ * buffer ("%.24s", strncat). Aborts otherwise. */
+__attribute__((unused)) static void fuzz_msg_whole(const char *in, size_t size, const char *msg)
+{
+	if (memchr(in, '\\', size) || strlen(in) != size)
+		return;
+	for (size_t i = 0; i < size;) {
+		unsigned cp;
+		int k = utf8_len(in + i, &cp);
+		if (!k || (cp >= 0x80 && cp <= 0x9f))
+			return;
+		i += (size_t)k;
+	}
+	if (strstr(msg, "\\x"))
+		abort();
 }
 
 #endif

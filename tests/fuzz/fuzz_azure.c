@@ -18,6 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_book_utf8(&pb, fuzz_catalog());
 	}
 	pricing_free(&pb);
+	if (err.code)   /* a name cut inside a character (fuzz.h) */
+		fuzz_msg_whole(s, size, err.msg);
 	free(s);
 	return 0;
 }

@@ -21,6 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		}
 	}
+	if (err.code)   /* a name cut inside a character (fuzz.h) */
+		fuzz_msg_whole(s, size, err.msg);
 	free(s);
 	return 0;
 }

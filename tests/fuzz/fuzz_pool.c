@@ -28,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!isfinite(gb) || gb < 0)
 			abort();
 	}
+	if (err.code)   /* a name cut inside a character (fuzz.h) */
+		fuzz_msg_whole(s, size, err.msg);
 	free(s);
 	return 0;
 }
