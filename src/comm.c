@@ -693,6 +693,15 @@ static double net_node_Bps(const struct comm_fabric *f)
  * scale-up domain is the 8-GPU node: the MI250X and MI250 (domain 4, two
  * GCDs a package) and the PCIe cards keep their figures. */
 #define XGMI_MESH_GPUS 8
+/* What an xGMI link of a CDNA 3 mesh (MI300X, MI325X) carries: RCCL
+ * counts 48 GB/s a gfx94x link ("After protocol and error correction
+ * overheads, the max theoretical per-direction bandwidth for gfx94 devices
+ * is 48GB/s", ROCm/rccl issue 1210; GFX94X_XGMI_WIDTH 48.0 in rccl
+ * src/graph/topo.h @0cbce2a7), 0.75 of the 64 GB/s line; TransferBench
+ * measures 45.1-47.2 GB/s a link with all seven busy (rocm-blogs
+ * mi300x-rccl-xgmi @0e81c2ca). Range 0.70-0.75. CDNA 4 keeps 0.8: no
+ * MI355X per-link measurement was found. */
+#define XGMI_CDNA3_EFF (48.0 / 64.0)
 
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		      enum hp_intra intra, int nics, double nic_gbps)
@@ -705,7 +714,9 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		/* NCCL counts 20.6 GB/s per NVLink4 link (line 25), 40.1 per
 		 * NVLink5 link (line 50) and 20 per older link (line 25). */
 		double eff = gpu->gen == GEN_HOPPER ? 20.6 / 25.0
-			   : gpu->gen == GEN_BLACKWELL ? 40.1 / 50.0 : 0.8;
+			   : gpu->gen == GEN_BLACKWELL ? 40.1 / 50.0
+			   : gpu->gen == GEN_CDNA && gpu->domain == XGMI_MESH_GPUS
+			   ? XGMI_CDNA3_EFF : 0.8;
 		f->intra_Bps = gpu->link_Bps * eff;
 	} else {
 		f->intra = INTRA_PCIE;
