@@ -703,6 +703,27 @@ static double net_node_Bps(const struct comm_fabric *f)
  * MI355X per-link measurement was found. */
 #define XGMI_CDNA3_EFF (48.0 / 64.0)
 
+/* 3 when gpu is a CDNA 3 part, 4 a CDNA 4 part, 0 otherwise. hetplan's
+ * generation "cdna" holds CDNA 1-3, so CDNA 3 is told by the catalog's
+ * arch ("CDNA3"; "CDNA 3" in a user's file): an MI250X GCD 8 to a node
+ * (CDNA 2; LUMI, Frontier) is not joined as a full mesh. */
+static int cdna_mesh_gen(const struct gpu_spec *gpu)
+{
+	if (gpu->gen == GEN_CDNA4)
+		return 4;
+	if (gpu->gen != GEN_CDNA)
+		return 0;
+	for (const char *a = gpu->arch; *a; a++)
+		if ((a[0] == 'C' || a[0] == 'c') && (a[1] == 'D' || a[1] == 'd') &&
+		    (a[2] == 'N' || a[2] == 'n') && (a[3] == 'A' || a[3] == 'a')) {
+			const char *v = a + 4;
+			if (*v == ' ')
+				v++;
+			return *v == '3' ? 3 : 0;
+		}
+	return 0;
+}
+
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		      enum hp_intra intra, int nics, double nic_gbps)
 {
@@ -715,7 +736,7 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		 * NVLink5 link (line 50) and 20 per older link (line 25). */
 		double eff = gpu->gen == GEN_HOPPER ? 20.6 / 25.0
 			   : gpu->gen == GEN_BLACKWELL ? 40.1 / 50.0
-			   : gpu->gen == GEN_CDNA && gpu->domain == XGMI_MESH_GPUS
+			   : cdna_mesh_gen(gpu) == 3 && gpu->domain == XGMI_MESH_GPUS
 			   ? XGMI_CDNA3_EFF : 0.8;
 		f->intra_Bps = gpu->link_Bps * eff;
 	} else {
@@ -724,8 +745,7 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 	}
 	f->intra_topo_Bps = f->intra_Bps;
 	f->mesh_links = f->intra != INTRA_PCIE && gpu->domain == XGMI_MESH_GPUS &&
-			(gpu->gen == GEN_CDNA || gpu->gen == GEN_CDNA4)
-			? XGMI_MESH_GPUS - 1 : 0;
+			cdna_mesh_gen(gpu) ? XGMI_MESH_GPUS - 1 : 0;
 	f->nics = nics > 0 ? nics : 0;
 	f->nic_Bps = nic_gbps > 0 ? nic_gbps * 1e9 / 8.0 : 0;
 	f->nic_eff = f->nics == 1 && f->intra != INTRA_PCIE && gpu->pcie_gen <= 3

@@ -29,7 +29,8 @@
  *  - MI355X TP 2: at most one link's 76.8 GB/s.
  *  - the MI250X (4 packages a node, two GCDs each; scale-up domain 4) is
  *    not such a mesh: a pair there keeps more than a seventh of the
- *    package's 400 GB/s (8 links x 50). */
+ *    package's 400 GB/s (8 links x 50); nor is one of its GCDs taken as
+ *    a GPU 8 to a node (CDNA 2). */
 #include "t.h"
 #include "catalog.h"
 #include "comm.h"
@@ -48,11 +49,8 @@ static const struct gpu_spec *G(const char *name)
 
 /* busbw of an all-reduce of S bytes over n ranks of one node of GPU name,
  * the node's usual link inside; -1 on failure. */
-static double ar_busbw(const char *name, int n, double S)
+static double spec_busbw(const struct gpu_spec *s, int n, double S)
 {
-	const struct gpu_spec *s = G(name);
-	if (!s)
-		return -1;
 	struct comm_group g;
 	memset(&g, 0, sizeof g);
 	comm_fabric_init(&g.fab, s, s->def_intra, s->def_nics, s->def_nic_gbps);
@@ -62,10 +60,16 @@ static double ar_busbw(const char *name, int n, double S)
 	struct comm_result r;
 	struct hp_err e = { 0 };
 	if (comm_time(&g, COMM_ALLREDUCE, S, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) < 0) {
-		T_FAILF("comm_time %s x %d: %s", name, n, e.msg);
+		T_FAILF("comm_time %s x %d: %s", s->name, n, e.msg);
 		return -1;
 	}
 	return r.busbw_Bps / 1e9;
+}
+
+static double ar_busbw(const char *name, int n, double S)
+{
+	const struct gpu_spec *s = G(name);
+	return s ? spec_busbw(s, n, S) : -1;
 }
 
 #define GIB8 8589934592.0
@@ -113,6 +117,20 @@ TEST(not_a_mesh_keeps_its_figure)
 	double b = ar_busbw("MI250X", 2, GIB8);
 	printf("MI250X all-reduce 8 GiB, 2 ranks: busbw %.1f GB/s\n", b);
 	CHECK(b > 400.0 / 7);
+	/* one GCD of an MI250X as a GPU, 8 to a node (LUMI-G, Frontier; the
+	 * blind driver's MI250X-GCD): CDNA 2, whose GCDs are joined by one,
+	 * two or four links, not a full mesh of seven; its scale-up domain
+	 * is 8, yet it keeps the halved module's 200 GB/s figure */
+	const struct gpu_spec *m = G("MI250X");
+	if (!m)
+		return;
+	struct gpu_spec gcd = *m;
+	gcd.domain = 8;
+	gcd.def_gpus_per_node = 8;
+	gcd.link_Bps = m->link_Bps / 2;
+	b = spec_busbw(&gcd, 2, GIB8);
+	printf("MI250X GCD all-reduce 8 GiB, 2 ranks: busbw %.1f GB/s\n", b);
+	CHECK(b > 200.0 / 7 * 2);
 }
 
 int main(void)
