@@ -88,7 +88,9 @@
  *  - Send/recv is one point-to-point transfer; across nodes it runs at the
  *    GPU's share of the node NICs (all GPUs of a pipeline stage send at once).
  *  - A mixed group runs at its slowest member (comm_fabric_min), link by link.
- *  - Non-NVIDIA GPUs (RCCL, HCCL) reuse NCCL's Ampere tables.
+ *  - Non-NVIDIA GPUs (RCCL, HCCL) reuse NCCL's Ampere tables. An AMD
+ *    xGMI node of 8 is a full mesh: a group of g ranks in it gets g - 1
+ *    of the GPU's 7 links ("xGMI full mesh", comm_fabric_init).
  *
  * AWS EFA (comm_fabric_set_transport, COMM_TRANSPORT_EFA)
  * -------------------------------------------------------
