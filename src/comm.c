@@ -88,7 +88,9 @@
  *  - Send/recv is one point-to-point transfer; across nodes it runs at the
  *    GPU's share of the node NICs (all GPUs of a pipeline stage send at once).
  *  - A mixed group runs at its slowest member (comm_fabric_min), link by link.
- *  - Non-NVIDIA GPUs (RCCL, HCCL) reuse NCCL's Ampere tables.
+ *  - Non-NVIDIA GPUs (RCCL, HCCL) reuse NCCL's Ampere tables. An AMD
+ *    xGMI node of 8 is a full mesh: a group of g ranks in it gets g - 1
+ *    of the GPU's 7 links ("xGMI full mesh", comm_fabric_init).
  *
  * AWS EFA (comm_fabric_set_transport, COMM_TRANSPORT_EFA)
  * -------------------------------------------------------
@@ -671,6 +673,59 @@ static double net_node_Bps(const struct comm_fabric *f)
 	return b;
 }
 
+/* xGMI full mesh. An AMD Instinct OAM node of 8 GPUs (MI300X and MI325X,
+ * CDNA 3; MI350X and MI355X, CDNA 4) has no switch: each GPU has 7
+ * Infinity Fabric (xGMI) links, one to each of its peers ("Each AMD
+ * Instinct MI300X system GPU is connected to its seven peer GPUs via xGMI
+ * links, forming a fully connected mesh", ROCm/rocm-blogs
+ * blogs/software-tools-optimization/mi300x-rccl-xgmi @0e81c2ca; MI300X
+ * datasheet: 7 x 128 GB/s bidirectional, 64 GB/s a direction a link;
+ * MI355X: 7 x 153.6 GB/s, 76.8 a direction). The catalog's per-GPU
+ * scale-up figure (link_Bps, 448 GB/s a direction on a MI300X) is all
+ * seven links; a group with g of its ranks in the node reaches only the
+ * g - 1 links among them, whichever GPUs they are (every pair is joined
+ * alike): a pair 1/7 (one 64 GB/s link), a quad 3/7, all eight 7/7. RCCL
+ * sees the same: on a 4-GPU MI300X system its topology search prints
+ * "maxBw 48.0 totalBw 144.0", 3 links of 48 GB/s (ROCm/rccl issue 1210),
+ * and its README says a collective on fewer than 8 MI300X GPUs gets "only
+ * a fraction of the potential bandwidth" (ROCm/rccl README.md @0cbce2a7).
+ * Simplified: RCCL opens more channels on 2 and 4 GPUs (32 and 24, same
+ * README) than hetplan's count from the scaled figure; the node's other
+ * groups use their own links, so nothing is shared. Only parts whose
+ * scale-up domain is the 8-GPU node: the MI250X and MI250 (domain 4, two
+ * GCDs a package) and the PCIe cards keep their figures. */
+#define XGMI_MESH_GPUS 8
+/* What an xGMI link of a CDNA 3 mesh (MI300X, MI325X) carries: RCCL
+ * counts 48 GB/s a gfx94x link ("After protocol and error correction
+ * overheads, the max theoretical per-direction bandwidth for gfx94 devices
+ * is 48GB/s", ROCm/rccl issue 1210; GFX94X_XGMI_WIDTH 48.0 in rccl
+ * src/graph/topo.h @0cbce2a7), 0.75 of the 64 GB/s line; TransferBench
+ * measures 45.1-47.2 GB/s a link with all seven busy (rocm-blogs
+ * mi300x-rccl-xgmi @0e81c2ca). Range 0.70-0.75. CDNA 4 keeps 0.8: no
+ * MI355X per-link measurement was found. */
+#define XGMI_CDNA3_EFF (48.0 / 64.0)
+
+/* 3 when gpu is a CDNA 3 part, 4 a CDNA 4 part, 0 otherwise. hetplan's
+ * generation "cdna" holds CDNA 1-3, so CDNA 3 is told by the catalog's
+ * arch ("CDNA3"; "CDNA 3" in a user's file): an MI250X GCD 8 to a node
+ * (CDNA 2; LUMI, Frontier) is not joined as a full mesh. */
+static int cdna_mesh_gen(const struct gpu_spec *gpu)
+{
+	if (gpu->gen == GEN_CDNA4)
+		return 4;
+	if (gpu->gen != GEN_CDNA)
+		return 0;
+	for (const char *a = gpu->arch; *a; a++)
+		if ((a[0] == 'C' || a[0] == 'c') && (a[1] == 'D' || a[1] == 'd') &&
+		    (a[2] == 'N' || a[2] == 'n') && (a[3] == 'A' || a[3] == 'a')) {
+			const char *v = a + 4;
+			if (*v == ' ')
+				v++;
+			return *v == '3' ? 3 : 0;
+		}
+	return 0;
+}
+
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		      enum hp_intra intra, int nics, double nic_gbps)
 {
@@ -682,13 +737,17 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		/* NCCL counts 20.6 GB/s per NVLink4 link (line 25), 40.1 per
 		 * NVLink5 link (line 50) and 20 per older link (line 25). */
 		double eff = gpu->gen == GEN_HOPPER ? 20.6 / 25.0
-			   : gpu->gen == GEN_BLACKWELL ? 40.1 / 50.0 : 0.8;
+			   : gpu->gen == GEN_BLACKWELL ? 40.1 / 50.0
+			   : cdna_mesh_gen(gpu) == 3 && gpu->domain == XGMI_MESH_GPUS
+			   ? XGMI_CDNA3_EFF : 0.8;
 		f->intra_Bps = gpu->link_Bps * eff;
 	} else {
 		f->intra = INTRA_PCIE;
 		f->intra_Bps = gpu->no_p2p ? shm_Bps(f->pcie_Bps) : f->pcie_Bps;
 	}
 	f->intra_topo_Bps = f->intra_Bps;
+	f->mesh_links = f->intra != INTRA_PCIE && gpu->domain == XGMI_MESH_GPUS &&
+			cdna_mesh_gen(gpu) ? XGMI_MESH_GPUS - 1 : 0;
 	f->nics = nics > 0 ? nics : 0;
 	f->nic_Bps = nic_gbps > 0 ? nic_gbps * 1e9 / 8.0 : 0;
 	f->nic_eff = f->nics == 1 && f->intra != INTRA_PCIE && gpu->pcie_gen <= 3
@@ -741,6 +800,7 @@ void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 	r.nics = HP_MIN(a->nics, b->nics);
 	r.nic_Bps = r.nics > 0 ? HP_MIN(ta, tb) / r.nics : 0;
 	r.nvls = a->nvls && b->nvls;
+	r.mesh_links = HP_MAX(a->mesh_links, b->mesh_links);   /* a mesh gates */
 	r.net_lat_s = HP_MAX(a->net_lat_s, b->net_lat_s);
 	r.net_simple_only = a->net_simple_only || b->net_simple_only;
 	r.transport = net_profiles[a->transport].slow_rank >= net_profiles[b->transport].slow_rank
@@ -1254,6 +1314,14 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 	/* NCCL sizes its channels from the topology, not from a measured
 	 * throughput: the channel counts below read the catalog's figure */
 	double b_topo = g->fab.intra_topo_Bps > 0 ? g->fab.intra_topo_Bps : x->b_up;
+	/* a full mesh without a switch: the group's links among its ranks in
+	 * the node (xGMI full mesh, above) */
+	if (g->fab.mesh_links > 0 && g->fab.intra != INTRA_PCIE && x->ppn >= 2 &&
+	    x->ppn <= g->fab.mesh_links) {
+		double share = (double)(x->ppn - 1) / g->fab.mesh_links;
+		x->b_up *= share;
+		b_topo *= share;
+	}
 	x->b_net = net_node_Bps(&g->fab);
 	if (x->N >= FABRIC_BIG_NODES)
 		x->b_net *= FABRIC_BIG_EFF;

@@ -33,6 +33,11 @@ struct comm_fabric {
 	int nics;                 /* NICs per node */
 	double nic_Bps;           /* per NIC per direction (Gb/s * 1e9 / 8) */
 	int nvls;                 /* NVLink SHARP available (H100/B200 NVSwitch) */
+	int mesh_links;           /* links a GPU has in a full mesh without a
+				   * switch, one to each peer (AMD xGMI nodes
+				   * of 8: 7); 0: a switch, or not a full
+				   * mesh. An in-node group of g ranks reaches
+				   * g - 1 of them (comm.c, "xGMI full mesh") */
 	double net_lat_s;         /* transport latency per network hop on top of
 				   * NCCL's table (a net plugin's latencyInter;
 				   * 0 from comm_fabric_init, i.e. IB/RoCE) */

@@ -257,7 +257,11 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
  * reaches one third of the GPU's links; a group of all four, every
  * link. Returns the share of the GPU's scale-up bandwidth the group of
  * r reaches, 0 when it has all of it. Not on AMD parts: a pool of
- * MI250X packages (4 a node) joins GCDs by their own link counts. */
+ * MI250X packages (4 a node) joins GCDs by their own link counts, and the
+ * xGMI full mesh of an MI300X/MI325X/MI350X/MI355X node of 8 (7 links a
+ * GPU, g - 1 of them for a group of g) is priced in comm.c
+ * (comm_fabric.mesh_links) for every in-node group, not the TP one
+ * alone: adding it here would count it twice. */
 static double mesh_share(const struct pool *pl, int r)
 {
 	if (pl->intra != INTRA_NVLINK || perf_domain_gpus(pl) != pl->gpus_per_node ||
