@@ -606,10 +606,16 @@ double comm_pcie_link_Bps(int gen, int lanes)
  * (tinygrad/open-gpu-kernel-modules issue #44: 8.66), inside 3.9-5.2;
  * a server's staged copies run far faster (20-22 GB/s one way on a Gen4
  * x16 box, NVIDIA/nccl issue #814), so it is NCCL's loads, not the DRAM,
- * that bind there. No non-blind nccl-tests table of a desktop with P2P
- * off was found in full. BLMLI-04/06's ~8 GB/s a direction (blind, fp32
- * gradients) is 1.8x what the same desktop's own staged copy moves both
- * ways: not adopted; 4.43 stays (range 3.9-5.2). With a narrow link
+ * that bind there. The one host with both figures, 2 x RTX 2080 Ti on
+ * Gen3 x16 (Anthony-Hoo/Anthony-Hoo.github.io posts/AutoDL_Multi-GPU_
+ * Interconnection_Test.md @37e805e8), staged 6.1 GB/s both ways (3.05 a
+ * direction) and NCCL's SHM all-reduce 4.00 (HC-SHM-01): NCCL 1.31x the
+ * staged copy, which puts the two desktops at 5.7-6.0 by that one ratio.
+ * No non-blind nccl-tests table of a desktop with P2P off was found in
+ * full. So a desktop's ceiling is 4.3-6.0 GB/s by these sources, a
+ * server's 3.9-5.2 measured; BLMLI-04/06's ~8 GB/s a direction (blind,
+ * fp32 gradients) is above both: not adopted; 4.43 stays, the measured
+ * NCCL figure (range 3.9-6.0 with the desktop estimate). With a narrow link
  * (pool key pcie) SHM_EFF of the link binds first: Gen4 x8 0.325 x 12.8
  * = 4.16 GB/s, the Gen3 x16 figure's rate class (3.9-4.0 measured). */
 #define SHM_HOST_BPS (4.43 * GBPS)
