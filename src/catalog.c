@@ -226,6 +226,7 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 	g->tdp_w = tdp;
 	g->domain = 1;
 	g->pcie_gen = 4;
+	g->pcie_lanes = 16;
 	double usable_mib = 0;
 	if (jx_num(&c, o, "memory_usable_mib", 0, 1, 1e8, &usable_mib) < 0 ||
 	    jx_int(&c, o, "sm_count", 0, 1, 100000, &g->sms) < 0)
@@ -283,6 +284,8 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		     * the largest shared-memory hosts, HPE Superdome Flex,
 		     * reach 48 TB) */
 		    jx_num(&cd, df, "host_mem_gb", 0, 1, 1e5, &g->def_host_mem_gb) < 0 ||
+		    /* the usual host's lanes for the card (x8 cards exist) */
+		    jx_int(&cd, df, "pcie_lanes", 0, 1, 16, &g->pcie_lanes) < 0 ||
 		    jx_str(&cd, df, "intra", 0, intra, sizeof intra) < 0)
 			return -1;
 		if (*intra && hp_intra_parse(intra, &g->def_intra))

@@ -50,6 +50,11 @@ struct gpu_spec {
 	double link_Bps;                      /* scale-up per GPU per direction */
 	int domain;                           /* scale-up domain size (GPUs) */
 	int pcie_gen;
+	/* PCIe lanes of the usual host's slot for this GPU (catalog
+	 * "defaults": {"pcie_lanes": N}; 16 when not given, and 0 in a
+	 * gpu_spec built by hand reads as 16). A pool's key pcie overrides
+	 * both on the pool's copy (cluster.c; comm.c comm_pcie_link_Bps). */
+	int pcie_lanes;
 	/* 1: two of these GPUs in one node cannot reach each other's memory
 	 * over PCIe (catalog "p2p": false; GeForce RTX 40-series, whose driver
 	 * refuses peer access, and the AWS g4dn/g5/g6 parts), so NCCL stages

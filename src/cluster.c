@@ -46,12 +46,15 @@ void pool_derive_domain(struct pool *p)
 void pool_apply_defaults(struct pool *p)
 {
 	const struct gpu_spec *g = &p->gpu;
-	/* A PCIe part's scale-up link is its x16 slot (per direction). */
+	/* A PCIe part's scale-up link is its slot (per direction): x16 raw,
+	 * or the lanes the pool's key pcie gives (16 GT/s x 8 x 128/130 / 8
+	 * = 15.75 GB/s at Gen4 x8). */
 	static const double pcie_x16_Bps[] = { 0, 4e9, 8e9, 15.75e9, 31.5e9,
 					       63e9, 121e9, 242e9 };
 	int gen = g->pcie_gen > 0 && g->pcie_gen < 8 ? g->pcie_gen : 4;
+	int lanes = g->pcie_lanes > 0 && g->pcie_lanes <= 16 ? g->pcie_lanes : 16;
 	if (p->intra == INTRA_PCIE || g->link_Bps <= 0)
-		p->intra_Bps = pcie_x16_Bps[gen];
+		p->intra_Bps = pcie_x16_Bps[gen] * lanes / 16.0;
 	else
 		p->intra_Bps = g->link_Bps;
 	/* An explicit price, 0 included (owned hardware), stays; unset: the
@@ -722,6 +725,83 @@ static int pool_is_rented(const void *base) { return !pool_is_fixed(base); }
 
 static const char *const spot_names[] = { "on-demand", "spot" };
 
+/* The pool key pcie: the host's PCIe link for each of the node's GPUs,
+ * generation and lanes, "4.0x8" (also "4x8", "gen4x8", "Gen4 x8", any
+ * case). Generations 3 to 6 (comm.c prices a link from Gen3's 12 GB/s a
+ * direction at x16 up, doubling a generation); lanes x1, x2, x4, x8 or
+ * x16, the widths a GPU trains its link to (PCI Express Base
+ * Specification; x12 and x32 exist in it, no GPU uses them). Returns 0
+ * and sets *gen and *lanes, or -1. */
+static int pcie_text_parse(const char *s, int *gen, int *lanes)
+{
+	if (!strncasecmp(s, "gen", 3))
+		s += 3;
+	if (*s < '3' || *s > '6')
+		return -1;
+	int g = *s++ - '0';
+	if (*s == '.') {
+		if (s[1] != '0')
+			return -1;
+		s += 2;
+	}
+	while (*s == ' ')
+		s++;
+	if (*s != 'x' && *s != 'X')
+		return -1;
+	s++;
+	int n = 0, digits = 0;
+	while (*s >= '0' && *s <= '9' && digits < 3) {
+		n = n * 10 + (*s++ - '0');
+		digits++;
+	}
+	if (!digits || *s || (n != 1 && n != 2 && n != 4 && n != 8 && n != 16))
+		return -1;
+	*gen = g;
+	*lanes = n;
+	return 0;
+}
+
+/* The pool's link in force ("4.0x16" for the catalog's usual host). */
+static void pcie_format(const void *base, char *buf, size_t n)
+{
+	const struct pool *p = base;
+	int lanes = p->gpu.pcie_lanes > 0 && p->gpu.pcie_lanes <= 16 ? p->gpu.pcie_lanes : 16;
+	snprintf(buf, n, "%d.0x%d", p->gpu.pcie_gen, lanes);
+}
+
+/* Set the link on the pool's copy of its GPU, remembering the catalog's
+ * pair the first time; "" (or "default") gives the catalog's back. */
+static int pcie_parse(void *base, const char *s)
+{
+	struct pool *p = base;
+	int gen, lanes;
+	int clear = !*s || !strcasecmp(s, "default");
+	if (!clear && pcie_text_parse(s, &gen, &lanes) < 0)
+		return -1;
+	if (!p->pcie_set) {
+		p->pcie_cat_gen = p->gpu.pcie_gen;
+		p->pcie_cat_lanes = p->gpu.pcie_lanes;
+	}
+	if (clear) {
+		p->gpu.pcie_gen = p->pcie_cat_gen;
+		p->gpu.pcie_lanes = p->pcie_cat_lanes;
+		p->pcie_set = 0;
+		return 0;
+	}
+	p->gpu.pcie_gen = gen;
+	p->gpu.pcie_lanes = lanes;
+	p->pcie_set = 1;
+	return 0;
+}
+
+static int pcie_is_users(const void *base) { return ((const struct pool *)base)->pcie_set; }
+
+static const struct hp_field_custom pcie_custom = {
+	pcie_parse, pcie_format,
+	"a PCIe link as GEN.0xLANES, GEN 3 to 6 and LANES 1, 2, 4, 8 or 16 (4.0x8)",
+	"a PCIe link such as \"4.0x8\" (generation 3 to 6, lanes 1, 2, 4, 8 or 16)",
+};
+
 #define PO(m) offsetof(struct pool, m)
 
 static const struct hp_field pool_nodes_list[] = {
@@ -771,6 +851,19 @@ static const struct hp_field pool_field_list[] = {
 		 "from the catalog (DGX H100 2048, a GB200 tray 960), or for a node of several "
 		 "trays of an NVLink domain the trays' sum; unknown (nothing checked) for "
 		 "other node shapes and GPUs without a reference node." },
+	{ .key = "pcie", .kind = FK_CUSTOM, .custom = &pcie_custom, .present = pcie_is_users,
+	  .label = "PCIe link", .hint = "GEN.0xLANES, such as 4.0x8; empty: the catalog's",
+	  .arg = "{GEN}.0x{LANES}",
+	  .help = "the host's PCIe link per GPU, such as 4.0x8; default: the GPU's usual host, x16",
+	  .doc = "The PCIe link between each GPU and its host, as generation and lanes: "
+		 "`4.0x8` (also `4x8`, `gen4x8`), generations 3 to 6, lanes 1, 2, 4, 8 or 16. "
+		 "A desktop that splits its CPU's 16 lanes over two slots runs each GPU at x8. "
+		 "It sets the rate of the optimizer and activation offload copies (plan key "
+		 "`offload`), of GPU-to-GPU traffic over PCIe inside a node, and of the path "
+		 "through host memory for GPUs without peer access (0.325 of the link, at most "
+		 "4.43 GB/s a direction): the generation's x16 figure x lanes / 16 (Gen4 x8: 12.8 "
+		 "GB/s a direction). Default: the GPU's usual host from the catalog, x16 at the "
+		 "GPU's generation (docs/pcie.md)." },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
 	  .present = transport_not_default, .label = "Transport",
 	  .also = "a Google Cloud machine type such as `a3-megagpu-8g`",
@@ -894,7 +987,8 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	 * are read as the table says, the rest below by their own rules */
 	static const char *const plain[] = {
 		"name", "gpus_per_node", "nics", "nic_gbps", "provider", "region", "site",
-		"price_per_node_hour", "spot", "nvl_domain", "intra_gbyte_s", "host_mem_gb", NULL,
+		"price_per_node_hour", "spot", "nvl_domain", "intra_gbyte_s", "host_mem_gb", "pcie",
+		NULL,
 	};
 	char path[32], where[160];
 	snprintf(path, sizeof path, "pools[%d]", idx);

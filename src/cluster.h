@@ -153,6 +153,14 @@ struct pool {
 	double host_mem_gb;   /* host (CPU) memory of a node, GB (1e9 B), as given
 			       * by a file or flag; 0: not given, the catalog's
 			       * reference node's (pool_host_mem_gb) */
+	/* The host's PCIe link for each GPU (pool key pcie, "4.0x8"): 1 when
+	 * given, and then set on gpu.pcie_gen and gpu.pcie_lanes, which the
+	 * offload copies and the in-node PCIe paths read (comm.c
+	 * comm_pcie_link_Bps, perf_offload.c); 0: the catalog's usual host.
+	 * pcie_cat_gen and pcie_cat_lanes keep the catalog's pair, for a TUI
+	 * edit that gives the key back. */
+	int pcie_set;
+	int pcie_cat_gen, pcie_cat_lanes;
 	enum comm_transport transport;  /* network: IB/RoCE, EFA, TCP sockets,
 					 * Omni-Path or a Google Cloud fabric
 					 * (default: the priced machine type's,
@@ -205,7 +213,7 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 		 struct hp_err *err);
 
 /* Add a pool from NODESxGPUSxGPU[,key=value...] (--pool). Keys: name, intra,
- * nics, nic_gbps, host_mem_gb, transport (comm_transport_parse), provider, region, site, price (USD per
+ * nics, nic_gbps, host_mem_gb, pcie, transport (comm_transport_parse), provider, region, site, price (USD per
  * node-hour), spot, max. Returns 0, or -1 with err naming the key (c
  * unchanged) for a bad spec, an unknown GPU or a full cluster. */
 int cluster_add_pool_spec(struct cluster *c, const char *spec,

@@ -472,6 +472,29 @@ double comm_pcie_Bps(int gen)
 	return b;
 }
 
+/* A link narrower than x16 (pool key pcie, "4.0x8"; docs/pcie.md). The
+ * raw rate is per lane: 8 / 16 / 32 GT/s a lane at Gen3 / 4 / 5, 128b/130b
+ * coded, so a Gen4 x8 link carries 16 GT/s x 8 x 128/130 / 8 bits = 15.75
+ * GB/s a direction, the raw rate of a Gen3 x16 link, and half of Gen4
+ * x16's 31.5. What a transfer achieves scales the same way: NCCL's
+ * topology gives a PCI link width x per-lane rate / 80 GB/s (NVIDIA/nccl
+ * src/graph/topo.cc, ncclTopoAddPci; kvDictPciGen: 60, 120, 240 x 100
+ * Mb/s a lane at Gen3, 4, 5), 0.75 of raw at every width, 12 GB/s at
+ * Gen4 x8 as at Gen3 x16; and the one desktop with a stated x8 link
+ * shows it in its own staged copy (mli/transformers-benchmarks
+ * transformers.ipynb @cd48272, 2 x RTX 3090 Ti on PCIe 4.0 x8,
+ * p2pBandwidthLatencyTest with P2P disabled: 6.23 GB/s one way, a
+ * device-to-host and a host-to-device copy one after the other, 1 /
+ * (1/12.5 + 1/12.5) for 12.5 GB/s a link, 0.79 of raw). So the x16
+ * figure of the generation is scaled by lanes / 16: Gen4 x8 12.8 GB/s,
+ * between NCCL's 12.0 and the desktop's 12.5. */
+double comm_pcie_link_Bps(int gen, int lanes)
+{
+	if (lanes <= 0 || lanes > 16)
+		lanes = 16;
+	return comm_pcie_Bps(gen) * lanes / 16.0;
+}
+
 /* ---- commodity links: TCP sockets, no P2P (docs/links.md) -------------
  *
  * NCCL over TCP sockets (COMM_TRANSPORT_TCP: NCCL's NET/Socket transport on
@@ -576,11 +599,32 @@ double comm_pcie_Bps(int gen)
  * 3.9 GB/s and Gen4 and later get 4.43 where 0.325 of the link gave 8.32
  * (Gen4) and 16.6 (Gen5). Not modelled: two sockets (the same DGX A100
  * across its sockets: 1.44 GB/s, GPUs 0,1,6,7), containers and VMs that
- * slow host memory further. */
+ * slow host memory further. The ceiling
+ * re-read against consumer hosts (docs/pcie.md section 2): the desktops'
+ * own host-staged copies with P2P disabled, both directions at once
+ * (p2pBandwidthLatencyTest, bidirectional, halved), move 4.6 GB/s a
+ * direction on 2 x RTX 3090 Ti on PCIe 4.0 x8 (mli/transformers-
+ * benchmarks transformers.ipynb @cd48272: 9.2) and 4.3 on 2 x RTX 4090
+ * (tinygrad/open-gpu-kernel-modules issue #44: 8.66), inside 3.9-5.2;
+ * a server's staged copies run far faster (20-22 GB/s one way on a Gen4
+ * x16 box, NVIDIA/nccl issue #814), so it is NCCL's loads, not the DRAM,
+ * that bind there. The one host with both figures, 2 x RTX 2080 Ti on
+ * Gen3 x16 (Anthony-Hoo/Anthony-Hoo.github.io posts/AutoDL_Multi-GPU_
+ * Interconnection_Test.md @37e805e8), staged 6.1 GB/s both ways (3.05 a
+ * direction) and NCCL's SHM all-reduce 4.00 (HC-SHM-01): NCCL 1.31x the
+ * staged copy, which puts the two desktops at 5.7-6.0 by that one ratio.
+ * No non-blind nccl-tests table of a desktop with P2P off was found in
+ * full. So a desktop's ceiling is 4.3-6.0 GB/s by these sources, a
+ * server's 3.9-5.2 measured; BLMLI-04/06's ~8 GB/s a direction (blind,
+ * fp32 gradients) is above both: not adopted; 4.43 stays, the measured
+ * NCCL figure (range 3.9-6.0 with the desktop estimate). With a narrow link
+ * (pool key pcie) SHM_EFF of the link binds first: Gen4 x8 0.325 x 12.8
+ * = 4.16 GB/s, the Gen3 x16 figure's rate class (3.9-4.0 measured). */
 #define SHM_HOST_BPS (4.43 * GBPS)
 
-/* GPU-to-GPU bandwidth through host memory for a PCIe x16 link of pcie_Bps
- * (per direction): SHM_EFF of the link, at most the host's SHM_HOST_BPS. */
+/* GPU-to-GPU bandwidth through host memory for a PCIe link of pcie_Bps
+ * (per direction; x16 unless the pool's key pcie says fewer lanes):
+ * SHM_EFF of the link, at most the host's SHM_HOST_BPS. */
 static double shm_Bps(double pcie_Bps)
 {
 	return HP_MIN(pcie_Bps * SHM_EFF, SHM_HOST_BPS);
@@ -731,7 +775,9 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 {
 	memset(f, 0, sizeof *f);
 	f->gen = gpu->gen;
-	f->pcie_Bps = comm_pcie_Bps(gpu->pcie_gen);
+	/* the host's link as the pool gives it (pool key pcie: generation
+	 * and lanes on the pool's copy of the GPU), else the catalog's x16 */
+	f->pcie_Bps = comm_pcie_link_Bps(gpu->pcie_gen, gpu->pcie_lanes);
 	f->intra = intra;
 	if (intra != INTRA_PCIE && gpu->link_Bps > 0) {
 		/* NCCL counts 20.6 GB/s per NVLink4 link (line 25), 40.1 per

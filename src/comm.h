@@ -130,6 +130,10 @@ double comm_busbw_factor(enum comm_coll c, int n);
  * gen (comm.c: NCCL's 12 GB/s for Gen3, SimAI's 25.6 / 51.2 GB/s for
  * Gen4 / Gen5, doubling after that; Gen3 and below at Gen3's). */
 double comm_pcie_Bps(int gen);
+/* The same for a link of `lanes` lanes (x1 .. x16; 0 or out of range reads
+ * as x16): comm_pcie_Bps(gen) x lanes / 16, as NCCL's topology prices a
+ * PCI link by width x per-lane rate (comm.c). A Gen4 x8 link: 12.8 GB/s. */
+double comm_pcie_link_Bps(int gen, int lanes);
 
 /* Names ("allreduce", "ring", "ll128", ...): static strings. The value
  * must be in its enum's range (assert; "?" when asserts are off). */

@@ -32,11 +32,11 @@
  *    one-step delayed parameter update (Ren et al. 2021, arXiv 2101.06840,
  *    Sec. 5.2) is not DeepSpeed's default and is not modelled.
  *
- * The costs. The host link is the GPU's PCIe link at x16 (comm.h
- * comm_pcie_Bps: about 12 GB/s a direction at Gen3, 25.6 at Gen4, 51.2 at
- * Gen5): the catalog has no lane count, and a desktop that splits its
- * x16 slot into x8/x8 for two GPUs gets half (simplified: not modelled).
- * The two directions of one rank's copies are issued on one stream, so
+ * The costs. The host link is the GPU's PCIe link (comm.h
+ * comm_pcie_link_Bps: about 12 GB/s a direction at Gen3 x16, 25.6 at Gen4
+ * x16, 51.2 at Gen5 x16), at the lanes the pool's key pcie gives: a
+ * desktop that splits its CPU's 16 lanes into x8/x8 for two GPUs gets
+ * half, 12.8 GB/s at Gen4 x8 (docs/pcie.md). The two directions of one rank's copies are issued on one stream, so
  * they add. The CPU Adam step is bound by host memory bandwidth (its
  * arithmetic is a few vector FMAs, a square root and a division per
  * element: far below what even an 8-core desktop's AVX2 units retire at
@@ -87,7 +87,7 @@ void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offl
 	int fp32 = p->precision == HP_FP32 || p->precision == HP_TF32;
 	double elt = fp32 ? 4 : 2;   /* the model's gradient and parameter dtype */
 	int m = x->mb > 0 ? x->mb : 1;
-	double link = comm_pcie_Bps(x->g->pcie_gen);
+	double link = comm_pcie_link_Bps(x->g->pcie_gen, x->g->pcie_lanes);
 	o->link_Bps = link;
 	o->partition_params = P;
 	/* Per micro-batch: the accumulation round trip when there is more
@@ -157,7 +157,8 @@ void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offl
  * not modelled here.
  *
  * The host link, a direction:
- *  - a PCIe GPU: its x16 link at its generation (comm_pcie_Bps);
+ *  - a PCIe GPU: its link at its generation and lanes (comm_pcie_link_Bps;
+ *    x16 unless the pool's key pcie says fewer);
  *  - a Grace superchip (catalog form "Superchip ..."): NVLink-C2C, 900
  *    GB/s bidirectional (NVIDIA's GH200 and GB200 datasheets; TE's guide
  *    above, "900 GB/s bidirectional per link"), 450 GB/s a direction, one
@@ -190,7 +191,7 @@ double perf_host_link_Bps(const struct gpu_spec *g)
 	int share = superchip_gpus_per_cpu(g);
 	if (share > 0)
 		return C2C_BPS_PER_DIR / share;
-	return comm_pcie_Bps(g->pcie_gen);
+	return comm_pcie_link_Bps(g->pcie_gen, g->pcie_lanes);
 }
 
 /* TE's schedule above for L layers of which the first N offload, each

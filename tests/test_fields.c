@@ -552,7 +552,7 @@ TEST(cluster_pool_keys_follow_the_table)
 		  "c.json: pools[0].spot: expected true or false, got \"yes\"");
 	CHECK_STR(cluster_error(POOL "\"bogus\":1}]}"),
 		  "c.json: pools[0].bogus: unknown key (known: name, gpu, gpus_per_node, nodes, "
-		  "intra, nics, nic_gbps, host_mem_gb, transport, provider, region, site, price_per_node_hour, "
+		  "intra, nics, nic_gbps, host_mem_gb, pcie, transport, provider, region, site, price_per_node_hour, "
 		  "spot, nvl_domain, intra_gbyte_s)");
 	CHECK_STR(cluster_error(POOL "\"nvl_domain\":8,\"intra_gbyte_s\":12.5}]}"), "");
 #undef POOL
@@ -601,7 +601,7 @@ TEST(pool_spec_keys_follow_the_table)
 		  "2 --pool 2x8xH100-SXM,spot=maybe: spot: expected true or false, got 'maybe'");
 	CHECK_STR(spec_error("2x8xH100-SXM,price_per_node_hour=3", NULL),
 		  "2 --pool 2x8xH100-SXM,price_per_node_hour=3: unknown key 'price_per_node_hour' "
-		  "(known: name, intra, nics, nic_gbps, host_mem_gb, transport, provider, region, site, price, "
+		  "(known: name, intra, nics, nic_gbps, host_mem_gb, pcie, transport, provider, region, site, price, "
 		  "spot, nvl_domain, intra_gbyte_s, max)");
 	/* a name is shown on terminals and written into scripts: an escape
 	 * sequence is refused as in cluster JSON, and the message shows it

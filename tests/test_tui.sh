@@ -187,7 +187,7 @@ wait_for sus "EXITED:0" && ok || bad "quit after the scale-up edit"
 # $6.88/GPU-h = $220.16/h, and the total $408.69/h.
 start own 80 24
 wait_ready own || bad "no plans before the price edit"
-keys own 1 Enter j j j j j j j j j j j j j Enter   # Price: 14th field (after transport)
+keys own 1 Enter j j j j j j j j j j j j j j Enter   # Price: 15th field (after pcie, transport)
 # At 80 columns the prompt's title and the value both show (a longer
 # title gives way, ending in "…", so the value keeps 24 cells).
 wait_for own "Price (USD per node-hour; empty: catalog's; 0: owned): 55.04" && ok ||
