@@ -925,7 +925,6 @@ static void totals(const struct cluster *c, const struct model_spec *m, struct p
 			     p->recompute == RC_SELECTIVE && !plan_recompute_core_attn(p)
 				     ? RC_NONE : p->recompute,
 			     &e->model_flops, &e->hw_flops);
-	e->hw_flops += tokens * perf_rc_modules_flops(m, plan_recompute_modules(p));
 	if (p->recompute == RC_SELECTIVE && p->flash &&
 	    !framework_get(p->framework)->selective_reruns_flash)
 		e->hw_flops = e->model_flops;   /* the flash path keeps its output
@@ -957,6 +956,7 @@ static void totals(const struct cluster *c, const struct model_spec *m, struct p
 		if (all > 0)
 			e->hw_flops = e->model_flops + (e->hw_flops - e->model_flops) * rc / all;
 	}
+	e->hw_flops += tokens * perf_rc_modules_flops(m, plan_recompute_modules(p));
 	e->tokens_per_s = tokens / e->step_time_s;
 	for (int i = 0; i < c->n_pools; i++)
 		e->peak_flops += used[i] * perf_peak(&c->pools[i].gpu, p->precision);
