@@ -768,7 +768,7 @@ static int has_rcm(const void *p) { return ((const struct plan *)p)->recompute_m
 static const struct hp_field_custom rcm_custom = {
 	rcm_parse, rcm_format,
 	"a comma list of core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts",
-	"a string, a comma list of \"core_attn\", \"moe_act\", \"layernorm\", \"mla_up_proj\", "
+	"a comma list of \"core_attn\", \"moe_act\", \"layernorm\", \"mla_up_proj\", "
 	"\"mlp\", \"moe\", \"shared_experts\"",
 };
 

@@ -152,9 +152,9 @@ $H estimate $P --recompute selective --recompute-modules mlp --format json |
 	python3 -c "import json,sys; d=json.load(sys.stdin)['plan']; d['recompute_modules']='mlp,ffn'; print(json.dumps(d))" \
 	> "$T/bad_plan.json"
 # shellcheck disable=SC2086
-expect 3 "recompute_modules: expected a string, a comma list of" $H launch $P --plan "$T/bad_plan.json"
+expect 3 "recompute_modules: expected a comma list of \"core_attn\"" $H launch $P --plan "$T/bad_plan.json"
 # plan: only with --recompute selective fixed
 expect 2 "--recompute-modules needs --recompute selective" $H plan --pool 4x8xH100-SXM \
 	-m llama3.1-70b --gbs 64 --recompute-modules mlp
 
-finish test_recompute_modules
+finish recompute_modules
