@@ -1004,6 +1004,12 @@ OFFLOAD_BY_ID.update({"BLTGB-%02d" % i: "activations:5" for i in range(1, 6)})
 # attention. Their H100 twins (BLDG55-27/28) could run fused and are not
 # listed.
 ATTN_UNFUSED_BY_ID = {"BLDG55-29", "BLDG55-30", "BLDG55-31"}
+# Megatron-Core's --recompute-modules as the row's config sets it (plan key
+# recompute_modules, docs/recompute.md; added after the first prediction,
+# post hoc, not a blind score): the MLPerf v6.0 DeepSeek-V3 GB200 configs'
+# RECOMPUTE_MODULES="mlp" (each row's notes name the file), run as
+# --recompute selective --recompute-modules mlp.
+RC_MODULES_BY_ID = {"BLML6D-%02d" % i: "mlp" for i in (3, 4, 5, 6, 10)}
 
 def attn_unfused(r):
     return tag(r["notes"], "ATTN") == "unfused" or rid_of(r) in ATTN_UNFUSED_BY_ID
@@ -1123,6 +1129,9 @@ def args_of(r, mfile):
          "--framework", fw_of(r), "--format", "json"]
     if rcl:
         a += ["--recompute-layers", str(rcl)]
+    if rid_of(r) in RC_MODULES_BY_ID:
+        a[a.index("--recompute") + 1] = "selective"
+        a += ["--recompute-modules", RC_MODULES_BY_ID[rid_of(r)]]
     ep = int(r["ep"] or 1)
     if ep > 1:
         a += ["--ep", str(ep)]
@@ -1279,6 +1288,9 @@ def args_of(r, mfile):
                 plan["sp"] = False
             if rcl:
                 plan["recompute_layers"] = rcl
+            if rid_of(r) in RC_MODULES_BY_ID:
+                plan["recompute"] = "selective"
+                plan["recompute_modules"] = RC_MODULES_BY_ID[rid_of(r)]
             if etp:
                 plan["etp"] = int(etp)
             if disp:
