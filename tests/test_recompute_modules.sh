@@ -109,6 +109,25 @@ assert abs(kept(sa) - kept(sb) - want) < 1e-6 * want, (kept(sa) - kept(sb), want
 assert b["breakdown_s"]["recompute"] > 0
 PY
 
+# mla_up_proj on the same stage: Q, K and V as hetplan's layer count holds
+# them, 2 B x (q + 2 kv) a token with q = 128 heads x (128 + 64) = 24,576
+# and kv = 128 x 128 = 16,384 (v heads): (2 x 24,576 + 4 x 16,384) x 4,096
+# = 469,762,048 B a layer, x 8 x 7 = 26,306,674,688 B. layernorm: the MLA
+# input norm and the MoE pre-MLP norm are modules of their own (the other
+# norms are fused into TE's LayerNormLinear), 2 x 2 B x 7,168 x 4,096 =
+# 117,440,512 B a layer, x 8 x 7 = 6,576,668,672 B.
+# shellcheck disable=SC2086
+est_json dv2 $V --recompute selective --recompute-modules mla_up_proj
+# shellcheck disable=SC2086
+est_json dv3 $V --recompute selective --recompute-modules layernorm
+python3 - "$T" <<'PY' && ok || bad "mla_up_proj and layernorm on DeepSeek-V3: memory by hand"
+import json, sys
+d = {n: json.load(open("%s/%s.json" % (sys.argv[1], n))) for n in ("dv0", "dv2", "dv3")}
+kept = lambda n: d[n]["memory"][1]["activations_bytes"] - d[n]["memory"][1]["allocator_cache_bytes"]
+for n, want in (("dv2", 26306674688), ("dv3", 6576668672)):
+    assert abs(kept("dv0") - kept(n) - want) < 1e-6 * want, (n, kept("dv0") - kept(n), want)
+PY
+
 # --- launch: Megatron's flags, every one in the pinned argument list
 # (tests/data/megatron_args.txt, Megatron-LM @d98e8a64), the modules
 # space-separated (TransformerConfig.recompute_modules is a List[str]:
