@@ -128,6 +128,21 @@ for n, want in (("dv2", 26306674688), ("dv3", 6576668672)):
     assert abs(kept("dv0") - kept(n) - want) < 1e-6 * want, (n, kept("dv0") - kept(n), want)
 PY
 
+# moe: Megatron-Core's checkpoint wraps MoELayer.forward, dispatch and
+# combine included (moe/moe_layer.py @d98e8a64 L701-718), so each MoE
+# layer's two all-to-alls run a third time before its backward: 6 where
+# moe_act (inside the experts) leaves 4, the EP time x 1.5 (the plan has
+# the EP overlap off: all exposed).
+# shellcheck disable=SC2086
+est_json dv4 $V --recompute selective --recompute-modules moe_act --ep-overlap off
+# shellcheck disable=SC2086
+est_json dv5 $V --recompute selective --recompute-modules moe --ep-overlap off
+python3 - "$T" <<'PY' && ok || bad "moe reruns the dispatch and combine"
+import json, sys
+a, b = (json.load(open("%s/%s.json" % (sys.argv[1], n)))["breakdown_s"]["ep_comm"] for n in ("dv4", "dv5"))
+assert a > 0 and abs(b / a - 1.5) < 1e-9, (a, b)
+PY
+
 # --- launch: Megatron's flags, every one in the pinned argument list
 # (tests/data/megatron_args.txt, Megatron-LM @d98e8a64), the modules
 # space-separated (TransformerConfig.recompute_modules is a List[str]:
