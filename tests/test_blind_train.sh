@@ -301,6 +301,9 @@ trap 'rm -rf "$T"' EXIT
 # The run also recomputes the MLP modules (RECOMPUTE_MODULES=mlp), which
 # hetplan cannot express (about +20% compute on every GB200 row of the
 # group); the step's growth at scale on this cluster is unexplained.
+# Post hoc (docs/recompute.md, RC_MODULES_BY_ID): Megatron-Core's mlp
+# module recomputes only the dense layers' MLP (3 of 61, all on rank 0,
+# not the slowest rank), so with it the row moves by 0.6 ms: -33.2%.
 # Round 24, part 3 (first prediction, docs/blind-round24.md section 7):
 # BLDG54-07, Grok-1-shaped 8-layer proxy, FP8 on 64 H100 (dgxc v25.04.01,
 # NeMo 1 launcher), -31%: the same layout measured in the later release
