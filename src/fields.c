@@ -160,7 +160,7 @@ const char *fields_want(const struct hp_field *f, int quoted, char *buf, size_t 
 static int read_named(const struct hp_field *f, void *base, const struct jx_ctx *c,
 		      const cJSON *o, int req)
 {
-	char s[32] = "", want[FIELDS_WANT_MAX];
+	char s[96] = "", want[FIELDS_WANT_MAX];
 	int rc = jx_str(c, o, f->key, req, s, sizeof s);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;

@@ -601,9 +601,22 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 	ARG("--micro-batch-size %d", p->mbs);
 	ARG("--global-batch-size %d", pc->gbs);
 	ARG("--train-samples %lld", piece_samples(m, p, pc, tokens));
-	if (p->recompute == RC_SELECTIVE)
+	if (p->recompute == RC_SELECTIVE) {
 		ARG("--recompute-granularity selective");
-	else if (p->recompute == RC_FULL && p->recompute_layers > 0) {
+		/* the modules, space-separated: the flag is generated from
+		 * TransformerConfig.recompute_modules, an Optional[List[str]],
+		 * which megatron/training/argument_utils.py @d98e8a64
+		 * L143-147 gives nargs "+"; absent, Megatron recomputes
+		 * core_attn alone (transformer_config.py L1940-1941) */
+		if (p->recompute_modules) {
+			char mods[96];
+			plan_recompute_modules_text(p->recompute_modules, mods, sizeof mods);
+			for (char *c = mods; *c; c++)
+				if (*c == ',')
+					*c = ' ';
+			ARG("--recompute-modules %s", mods);
+		}
+	} else if (p->recompute == RC_FULL && p->recompute_layers > 0) {
 		/* the first N layers of every model chunk (megatron/core/
 		 * recompute.py @d98e8a64, the 'block' branch) */
 		ARG("--recompute-granularity full");

@@ -731,7 +731,9 @@ static void key0_init(struct stage_ctx *x)
 	key->mbs = p->mbs;
 	/* with the FP8-parameter bit (plan_fp8_params: memory, DP gather) */
 	key->precision = (int)p->precision | plan_fp8_params(p) << 8;
-	key->recompute = p->recompute | p->recompute_layers << 4;   /* recompute_layers too */
+	/* recompute_layers too (up to 100000: bits 4-20), and the
+	 * recompute_modules bits (24-30) */
+	key->recompute = p->recompute | p->recompute_layers << 4 | (int)p->recompute_modules << 24;
 	/* with the offload bit: it changes the memory and the optimizer
 	 * time a stage entry holds */
 	key->zero = p->zero | (int)p->offload << 4 | p->offload_layers << 8;   /* and its layers */
@@ -917,7 +919,12 @@ static void totals(const struct cluster *c, const struct model_spec *m, struct p
 {
 	const struct perf_breakdown *bd = &e->bd;
 	double tokens = (double)p->gbs * s;
-	perf_memo_step_flops(mo, tokens, s, p->recompute, &e->model_flops, &e->hw_flops);
+	/* selective without core_attn among recompute_modules reruns no
+	 * attention core; the modules' own FLOPs are added below */
+	perf_memo_step_flops(mo, tokens, s,
+			     p->recompute == RC_SELECTIVE && !plan_recompute_core_attn(p)
+				     ? RC_NONE : p->recompute,
+			     &e->model_flops, &e->hw_flops);
 	if (p->recompute == RC_SELECTIVE && p->flash &&
 	    !framework_get(p->framework)->selective_reruns_flash)
 		e->hw_flops = e->model_flops;   /* the flash path keeps its output
@@ -949,6 +956,7 @@ static void totals(const struct cluster *c, const struct model_spec *m, struct p
 		if (all > 0)
 			e->hw_flops = e->model_flops + (e->hw_flops - e->model_flops) * rc / all;
 	}
+	e->hw_flops += tokens * perf_rc_modules_flops(m, plan_recompute_modules(p));
 	e->tokens_per_s = tokens / e->step_time_s;
 	for (int i = 0; i < c->n_pools; i++)
 		e->peak_flops += used[i] * perf_peak(&c->pools[i].gpu, p->precision);

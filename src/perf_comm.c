@@ -752,6 +752,16 @@ int perf_expert_dp(const struct stage_ctx *x)
 	return de > 0 ? (int)de : 1;
 }
 
+/* Whether an MoE layer's dispatch and combine run again before its
+ * backward: the layer checkpointed whole (x->ckpt), or recompute_modules
+ * moe, whose checkpoint wraps MoELayer.forward with its dispatch and
+ * combine (Megatron-LM @d98e8a64 moe/moe_layer.py L701-718;
+ * docs/recompute.md). */
+static int ep_rerun(const struct stage_ctx *x)
+{
+	return x->ckpt || (plan_recompute_modules(x->p) & RCM_MOE) != 0;
+}
+
 /* The stage's EP time per micro-batch from one dispatch's time `one`:
  * its passes exposed in full, or as the EP overlap exposes them. With the
  * MoE layer recomputed (op-level selective), the recompute's dispatch and
@@ -760,9 +770,10 @@ int perf_expert_dp(const struct stage_ctx *x)
  * it too). */
 static double ep_time_of(const struct stage_ctx *x, double one)
 {
-	double n = x->ckpt ? 6 : 4;
+	int rerun = ep_rerun(x);
+	double n = rerun ? 6 : 4;
 	int ov = plan_ep_overlap_on(x->p, x->pp);
-	return ov ? (ep_overlap_exposed(x, one) + (x->ckpt ? 2 * one : 0)) * x->moe_layers
+	return ov ? (ep_overlap_exposed(x, one) + (rerun ? 2 * one : 0)) * x->moe_layers
 		  : one * n * x->moe_layers;
 }
 
@@ -791,7 +802,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * perf_act_elem_bytes(p) / x->tp;
 	double one = ep_dispatch_time(x, &ge, bytes, &cr);
 	x->ep_one = one;
-	double n = x->ckpt ? 6 : 4, t_ep = ep_time_of(x, one);
+	double n = ep_rerun(x) ? 6 : 4, t_ep = ep_time_of(x, one);
 	note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * x->moe_layers * x->mb, &ge, &cr,
 		  one * n * x->moe_layers * x->mb, t_ep * x->mb);
 	return t_ep;

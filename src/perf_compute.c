@@ -1223,6 +1223,123 @@ static double remat_dce_add_bytes(const struct model_spec *m, const struct plan 
 	return moves * perf_act_elem_bytes(p) * Th;
 }
 
+/* The forward Megatron-Core's selective recompute modules (plan key
+ * recompute_modules, RCM_* bits mods, other than core_attn) run again in
+ * one layer's backward, s: each module's GEMMs as layer_gemms costs
+ * them (same shapes, the plan's precision), its memory-bound ops as
+ * layer_ew_bytes counts them (eb bytes an element, over the HBM rate
+ * bw) and, under fp8, its GEMM inputs' casts (4 B an element,
+ * perf_fp8_cast_bytes), and a kernel gap per kernel. What each module
+ * wraps is perf_mem.c's perf_rc_modules_freed's list (Megatron-LM
+ * @d98e8a64). With T tokens, h hidden, t TP, up 2 when gated, f the
+ * (expert) MLP width:
+ *  - mlp (dense layers): FC1 (T x up f / t x h) and FC2 (T x h x f / t),
+ *    the fused norm (read and write T h / rs), the activation (read up f,
+ *    write f), 4 kernels. Llama 3.1 70B at TP 8, mbs 1, seq 8,192:
+ *    2 x 8,192 x (3 x 8,192 x 28,672 / 8) = 1.44 TFLOP a layer;
+ *  - moe (MoE layers): the router GEMM, the routed experts' two GEMMs,
+ *    the shared experts' two, the activation over all copies, the
+ *    permute and unpermute and the router's scores, 8 kernels;
+ *  - shared_experts (without moe): the shared experts' two GEMMs and
+ *    activation, 3 kernels;
+ *  - moe_act (without moe): the routed copies' activation, 1 kernel;
+ *  - layernorm: the norms that are modules of their own (MLA input
+ *    norm, an MoE layer's pre-MLP norm), read and write T h / rs each;
+ *  - mla_up_proj (MLA): the query up projection (q_lora_rank, or h
+ *    without one, to heads x (nope + rope)) and the key/value one
+ *    (kv_lora_rank to heads x (nope + v)), RoPE and the concatenation
+ *    writing Q, K and V, 4 kernels.
+ * Not charged: the collectives a module's forward runs again (the MLP's
+ * sequence-parallel gather and reduce-scatter at TP > 1, the MoE
+ * layer's dispatch and combine all-to-alls): perf_comm.c charges
+ * recomputed collectives by whole layers only (docs/recompute.md). */
+static double rc_modules_time(const struct model_spec *m, int layer, const struct gpu_spec *g,
+			      const struct plan *p, int tp, double T, const struct perf_calib *k,
+			      double bw)
+{
+	unsigned mods = plan_recompute_modules(p) & ~(unsigned)RCM_CORE_ATTN;
+	if (!mods)
+		return 0;
+	double t = tp, h = m->hidden, up = m->gated_mlp ? 2 : 1, rs = p->sp ? t : 1;
+	double eb = perf_act_elem_bytes(p), cast = p->precision == HP_FP8 ? 4 : 0;
+	double gap = k->kernel_gap_s;
+	enum hp_dtype dt = p->precision;
+	int moe = model_layer_is_moe(m, layer), mla = m->mla.kv_lora_rank != 0;
+	double r = 0;
+	if (!moe && (mods & RCM_MLP)) {
+		double f = m->ffn;
+		r += gemm_time(k, g, dt, T, up * f / t, h, 1) + gemm_time(k, g, dt, T, h, f / t, 1);
+		r += (2 * eb * T * h / rs + eb * T * (up + 1) * f / t + cast * T * (h + f) / t) / bw;
+		r += 4 * gap;
+	}
+	if (moe) {
+		const struct moe_spec *e = &m->moe;
+		double f = e->expert_ffn, sf = (double)e->shared_experts * f;
+		double shared = e->shared_experts
+					? gemm_time(k, g, dt, T, up * sf / t, h, 1) +
+						  gemm_time(k, g, dt, T, h, sf / t, 1) +
+						  (eb * T * (up + 1) * sf / t + cast * T * (h + sf) / t) / bw
+					: 0;
+		if (mods & RCM_MOE) {
+			double copies = e->top_k + e->shared_experts;
+			r += gemm_time(k, g, dt == HP_FP8 ? HP_BF16 : dt, T, e->experts, h, 1);
+			r += expert_gemm(k, g, m, p, tp, T, dt, 0) + expert_gemm(k, g, m, p, tp, T, dt, 1);
+			r += shared;
+			r += (eb * T * e->top_k * (up + 1) * f / t + 2 * 2 * eb * T * h * copies +
+			      23.0 * T / rs * e->experts + cast * T * e->top_k * (h + f) / t) / bw;
+			r += 8 * gap;
+		} else {
+			if (mods & RCM_SHARED_EXPERTS)
+				r += shared + 3 * gap;
+			if (mods & RCM_MOE_ACT)
+				r += eb * T * e->top_k * (up + 1) * f / t / bw + gap;
+		}
+	}
+	if (mods & RCM_LAYERNORM)
+		r += (mla + moe) * (2 * eb * T * h / rs / bw + gap);
+	if (mla && (mods & RCM_MLA_UP_PROJ)) {
+		double nh = m->heads, qk = m->mla.qk_nope_dim + m->mla.qk_rope_dim;
+		double qin = m->mla.q_lora_rank ? m->mla.q_lora_rank : h;
+		r += gemm_time(k, g, dt, T, nh * qk / t, qin, 1);
+		r += gemm_time(k, g, dt, T, nh * (m->mla.qk_nope_dim + m->mla.v_dim) / t,
+			       m->mla.kv_lora_rank, 1);
+		/* RoPE and the concatenation: read the up outputs, write
+		 * Q, K (both heads x qk wide) and V */
+		r += 2 * eb * T * (2 * nh * qk + nh * m->mla.v_dim) / t / bw + 4 * gap;
+	}
+	return r;
+}
+
+double perf_rc_modules_flops(const struct model_spec *m, unsigned mods)
+{
+	mods &= ~(unsigned)RCM_CORE_ATTN;
+	if (!mods)
+		return 0;
+	double h = m->hidden, up = m->gated_mlp ? 2 : 1, f = 0;
+	int mla = m->mla.kv_lora_rank != 0;
+	for (int i = 0; i < m->layers; i++) {
+		int moe = model_layer_is_moe(m, i);
+		if (!moe && (mods & RCM_MLP))
+			f += 2 * (up + 1) * h * m->ffn;
+		if (moe) {
+			const struct moe_spec *e = &m->moe;
+			double ef = e->expert_ffn;
+			if (mods & RCM_MOE)
+				f += 2 * h * e->experts +
+				     2 * (e->top_k + e->shared_experts) * (up + 1) * h * ef;
+			else if (mods & RCM_SHARED_EXPERTS)
+				f += 2.0 * e->shared_experts * (up + 1) * h * ef;
+		}
+		if (mla && (mods & RCM_MLA_UP_PROJ)) {
+			double qk = m->mla.qk_nope_dim + m->mla.qk_rope_dim;
+			double qin = m->mla.q_lora_rank ? m->mla.q_lora_rank : h;
+			f += 2 * (double)m->heads *
+			     (qin * qk + m->mla.kv_lora_rank * (m->mla.qk_nope_dim + m->mla.v_dim));
+		}
+	}
+	return f;
+}
+
 static void layer_cost(const struct model_spec *m, int layer, const struct gpu_spec *g,
 		       const struct plan *p, int tp, double s, const struct perf_calib *k,
 		       struct layer_cost *lc)
@@ -1273,11 +1390,24 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 				       gemm_time(k, g, adt_b, s, d, sl, b * heads);
 	}
 
-	struct act_opts ao = { b, sl, tp, p->sp && tp > 1, p->flash, p->recompute, p->ep };
+	/* selective recompute without core_attn among recompute_modules
+	 * keeps the attention core's tensors, as with no recompute */
+	enum hp_recompute arc = p->recompute == RC_SELECTIVE && !plan_recompute_core_attn(p)
+					? RC_NONE : p->recompute;
+	struct act_opts ao = { b, sl, tp, p->sp && tp > 1, p->flash, arc, p->ep };
 	lc->act = model_layer_act_bytes(m, layer, &ao);
 	lc->act_norc = model_layer_act_bytes_norc(m, layer, &ao);
 	double scores;
 	double bw = g->hbm_Bps * k->gen[g->gen].hbm;
+	if (plan_recompute_modules(p) & ~(unsigned)RCM_CORE_ATTN) {
+		/* what the modules free (perf_mem.c), never below the
+		 * layer's input, which every recompute keeps */
+		double keep = 2 * T * m->hidden / (ao.sp ? t : 1);
+		lc->act -= perf_rc_modules_freed(m, layer, &ao, plan_recompute_modules(p));
+		if (lc->act < keep)
+			lc->act = keep;
+		lc->rc_mod = rc_modules_time(m, layer, g, p, tp, T, k, bw);
+	}
 	lc->ew = layer_ew_bytes(m, layer, p, tp, T, s, &scores) / bw;
 	lc->ew_scores = scores / bw;
 	if (framework_get(p->framework)->remat_dce)
@@ -1312,7 +1442,8 @@ static void stage_key(const struct stage_ctx *x, int kind, struct layer_key *key
 		return;
 	key->sp = p->sp;
 	key->flash = p->flash;
-	key->recompute = p->recompute;
+	/* with the recompute_modules bits (7: RCM_ALL) */
+	key->recompute = p->recompute | (int)p->recompute_modules << 8;
 	key->framework = p->framework | key->framework << 8 | plan_compile(p) << 16;
 }
 
@@ -1541,6 +1672,8 @@ void perf_stage_compute(struct stage_ctx *x)
 			rc_left -= (int)nr;
 			rc += nr * (f - L->rc_skip);
 			stall += nr * (host_f + drain);
+		} else if (p->recompute == RC_SELECTIVE && !plan_recompute_core_attn(p)) {
+			/* recompute_modules without core_attn: only theirs */
 		} else if (p->recompute == RC_SELECTIVE && !p->flash) {
 			rc += n * (L->attn_f + L->ew_scores);
 		} else if (p->recompute == RC_SELECTIVE &&
@@ -1554,6 +1687,8 @@ void perf_stage_compute(struct stage_ctx *x)
 			rc += n * r;
 			stall += n * perf_fmax(0, 0.6 * host - r);
 		}
+		/* recompute_modules' other modules (0 without them) */
+		rc += n * L->rc_mod;
 		/* A recomputed layer keeps its input (L->act under full
 		 * recompute); the others, with recompute_layers, all their
 		 * activations (act_norc). */

@@ -28,6 +28,8 @@ struct layer_cost {
 	double act;       /* bytes kept for backward (with the plan's recompute) */
 	double act_norc;  /* bytes without recompute (working set) */
 	double rc_frac;   /* op-level selective: share of GEMM time run again */
+	double rc_mod;    /* s, the forward of the recompute_modules the
+			   * layer runs again (perf_compute.c rc_modules_time) */
 	double rc_skip;   /* s, the part of the forward a full recompute under
 			   * remat_dce (framework.h) leaves out: the MLP's
 			   * down GEMM, the residual add after it and their two
@@ -478,6 +480,13 @@ double perf_host_link_Bps(const struct gpu_spec *g);
 /* perf_mem.c: one layer's saved activations of x's stage, one micro-batch,
  * bytes (what activation offload copies per layer); 0 without it. */
 double perf_act_offload_layer_bytes(const struct stage_ctx *x);
+/* Bytes recompute_modules' bits mods free from layer's saved activations
+ * (perf_mem.c: each module's count). */
+/* The forward FLOPs a token's recompute_modules (bits mods) run again
+ * over the whole model (perf_compute.c); 0 without them. */
+double perf_rc_modules_flops(const struct model_spec *m, unsigned mods);
+double perf_rc_modules_freed(const struct model_spec *m, int layer, const struct act_opts *o,
+			     unsigned mods);
 
 /* perf.c: x's plan settings (fw, tp_ov, grad_ov, param_ov, grad_fp32);
  * perf_comm.c's stage functions call it when x->fw is NULL (an estimate

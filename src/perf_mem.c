@@ -441,6 +441,79 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
  * layers, whose expert inputs are dispatched copies (their accounting is
  * model.c's), nor to FP8 attention (fp8_dot_product_attention, not a
  * hetplan setting). */
+/* Bytes Megatron-Core's selective recompute modules (plan key
+ * recompute_modules, plan.h RCM_*) free from one layer's saved
+ * activations, one micro-batch on one GPU, in the units model.c's
+ * layer_act_terms counts them (16-bit: 2 B an element; the caller
+ * doubles both for fp32 runs): each module frees the tensors of
+ * model.c's count that it alone kept, so a layer never goes below what
+ * it kept before minus those. T tokens (b x s / cp), h hidden, t TP,
+ * rs = t under sequence parallelism (else 1), up = 2 for a gated MLP
+ * (else 1), f the MLP width (an expert's in an MoE layer), k top-k,
+ * n_s shared experts. The modules' code is Megatron-LM @d98e8a64
+ * (docs/recompute.md cites the lines):
+ *  - mlp (dense layers only: TransformerLayer sets recompute_mlp only
+ *    when the layer is not an MoE layer, transformer_layer.py L537-539):
+ *    tensor_parallel.checkpoint around the MLP keeps its input, the
+ *    residual stream the fused LayerNormLinear normalises (already
+ *    counted as a norm input), and frees the normalised FC1 input
+ *    (2 T h / rs), FC1's output (2 T up f / t) and the activation's
+ *    output (2 T f / t): 2 T h / rs + (2 up + 2) T f / t. Llama 3.1 70B
+ *    (h 8,192, f 28,672, gated) at TP 8 with SP, mbs 1, seq 8,192:
+ *    2 x 8,192 x 8,192 / 8 + 6 x 8,192 x 28,672 / 8 = 16.8 MB + 176.2 MB
+ *    = 192.9 MB a layer;
+ *  - moe (MoE layers: moe_layer.py L701-718 checkpoints the whole
+ *    MoELayer.forward): its input, the pre-MLP norm's output, stays; the
+ *    dispatched copies and every expert's tensors go:
+ *    2 T h (k + n_s - 1) / rs + (k + n_s)(2 up + 2) T f / t;
+ *  - shared_experts (moe_layer.py L517-530, when moe is not also set):
+ *    the shared experts' FC1 and activation outputs, n_s (2 up + 2) T f / t;
+ *  - moe_act (experts.py L1019-1030, CheckpointWithoutOutput around the
+ *    grouped experts' activation, when moe is not also set): the
+ *    activation's output, FC2's input, of the k routed copies,
+ *    2 k T f / t;
+ *  - layernorm (transformer_layer.py L475-531, CheckpointWithoutOutput
+ *    on input_layernorm and pre_mlp_layernorm where they are modules of
+ *    their own: Transformer Engine's layer spec fuses both into the next
+ *    linear (TELayerNormColumnParallelLinear) except the MLA input norm
+ *    and an MoE layer's pre-MLP norm, gpt_layer_specs.py L296, L313,
+ *    L336): 2 T h / rs for each such norm;
+ *  - mla_up_proj (multi_latent_attention.py L983-988 and L455-457: the
+ *    query, key and value the up projections and RoPE make are dropped
+ *    once the attention core ran): Q, K and V as model.c counts them,
+ *    (2 T q + 4 T kv) / t;
+ *  - core_attn: model.c's RC_SELECTIVE (the caller passes it through
+ *    act_opts.rc), not here.
+ * 0 for bits that do not apply to this layer. */
+double perf_rc_modules_freed(const struct model_spec *m, int layer, const struct act_opts *o,
+			     unsigned mods)
+{
+	if (!mods)
+		return 0;
+	double T = o->b * o->s, h = m->hidden, t = o->tp > 0 ? o->tp : 1;
+	double rs = o->sp ? t : 1, up = m->gated_mlp ? 2 : 1;
+	int moe = model_layer_is_moe(m, layer), mla = m->mla.kv_lora_rank != 0;
+	double freed = 0;
+	if (!moe && (mods & RCM_MLP))
+		freed += 2 * T * h / rs + (2 * up + 2) * T * m->ffn / t;
+	if (moe) {
+		double k = m->moe.top_k, ns = m->moe.shared_experts, f = m->moe.expert_ffn;
+		if (mods & RCM_MOE) {
+			freed += 2 * T * h * (k + ns - 1) / rs + (k + ns) * (2 * up + 2) * T * f / t;
+		} else {
+			if (mods & RCM_SHARED_EXPERTS)
+				freed += ns * (2 * up + 2) * T * f / t;
+			if (mods & RCM_MOE_ACT)
+				freed += 2 * k * T * f / t;
+		}
+	}
+	if (mods & RCM_LAYERNORM)
+		freed += (mla + moe) * 2 * T * h / rs;
+	if (mla && (mods & RCM_MLA_UP_PROJ))
+		freed += (2 * T * model_q_dim(m) + 4 * T * model_kv_dim(m)) / t;
+	return freed;
+}
+
 static double fp8_saved_delta(const struct stage_ctx *x)
 {
 	const struct plan *p = x->p;
@@ -465,6 +538,15 @@ static double fp8_saved_delta(const struct stage_ctx *x)
 	 * kernel; unfused attention keeps its probabilities and V instead,
 	 * so the projection's FP8 copy replaces the 16-bit one (-1 B) */
 	double per_token = -gemm_in - x->m->ffn / t + (p->flash ? 1 : -1) * model_q_dim(x->m) / t;
+	/* recompute_modules mlp frees FC1's and FC2's inputs (and
+	 * layernorm an MLA model's QKV-side input): their FP8 copies are not
+	 * kept either, so their 1 B saving goes with them
+	 * (perf_rc_modules_freed took the 16-bit tensors off) */
+	unsigned mods = plan_recompute_modules(p);
+	if (mods & RCM_MLP)
+		per_token += h / (p->sp ? t : 1) + x->m->ffn / t;
+	if ((mods & RCM_LAYERNORM) && x->m->mla.kv_lora_rank)
+		per_token += h / (p->sp ? t : 1);
 	return dense * x->T * per_token;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void plan_init(struct plan *p)
 {
@@ -336,9 +337,88 @@ const char *plan_recompute_text(const struct plan *p, char *buf, size_t n)
 	if (p->recompute == RC_FULL && p->recompute_layers > 0)
 		snprintf(buf, n, "full, first %d layer%s a %s", p->recompute_layers,
 			 p->recompute_layers == 1 ? "" : "s", p->vpp > 1 ? "chunk" : "stage");
-	else
+	else if (p->recompute == RC_SELECTIVE && p->recompute_modules) {
+		char mods[96];
+		snprintf(buf, n, "selective (%s)",
+			 plan_recompute_modules_text(p->recompute_modules, mods, sizeof mods));
+	} else
 		snprintf(buf, n, "%s", plan_recompute_name(p->recompute));
 	return buf;
+}
+
+/* Megatron-Core's names (transformer_config.py @d98e8a64 L560-583, the
+ * recompute_modules docstring, and the allowed set at L1943-1962), in
+ * the RCM_* bit order. Its gdn_norm_out, gdp_in_proj, gdp_qkv and mhc
+ * belong to attention variants and connections hetplan has no model of. */
+static const char *const rcm_names[RCM_COUNT] = {
+	"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
+};
+
+const char *plan_recompute_module_name(int i)
+{
+	return i >= 0 && i < RCM_COUNT ? rcm_names[i] : "?";
+}
+
+int plan_recompute_modules_parse(const char *s, unsigned *out, char *bad, size_t n)
+{
+	unsigned bits = 0;
+	if (bad && n)
+		*bad = 0;
+	const char *q = s;
+	for (;;) {
+		while (*q == ' ' || *q == '\t')
+			q++;
+		const char *e = q;
+		while (*e && *e != ',')
+			e++;
+		const char *t = e;
+		while (t > q && (t[-1] == ' ' || t[-1] == '\t'))
+			t--;
+		size_t len = (size_t)(t - q);
+		int hit = -1;
+		for (int i = 0; i < RCM_COUNT && len; i++)
+			if (strlen(rcm_names[i]) == len && strncasecmp(q, rcm_names[i], len) == 0)
+				hit = i;
+		if (hit < 0) {
+			if (bad && n)
+				snprintf(bad, n, "%.*s", len < 40 ? (int)len : 40, q);
+			return -1;
+		}
+		bits |= 1u << hit;
+		if (!*e)
+			break;
+		q = e + 1;
+	}
+	*out = bits;
+	return 0;
+}
+
+const char *plan_recompute_modules_text(unsigned bits, char *buf, size_t n)
+{
+	size_t at = 0;
+	if (n)
+		*buf = 0;
+	for (int i = 0; i < RCM_COUNT; i++) {
+		if (!(bits & 1u << i))
+			continue;
+		int w = snprintf(buf + at, n - at, "%s%s", at ? "," : "", rcm_names[i]);
+		if (w < 0 || (size_t)w >= n - at)
+			break;
+		at += (size_t)w;
+	}
+	return buf;
+}
+
+unsigned plan_recompute_modules(const struct plan *p)
+{
+	if (p->recompute != RC_SELECTIVE)
+		return 0;
+	return p->recompute_modules ? p->recompute_modules & RCM_ALL : RCM_CORE_ATTN;
+}
+
+int plan_recompute_core_attn(const struct plan *p)
+{
+	return (plan_recompute_modules(p) & RCM_CORE_ATTN) != 0;
 }
 
 int plan_recompute_parse(const char *s, enum hp_recompute *out)
@@ -522,7 +602,8 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    plan_moe_grouped_gemm(a) != plan_moe_grouped_gemm(b) ||
 	    plan_grad_accum_fusion(a) != plan_grad_accum_fusion(b) ||
 	    plan_opt_impl(a) != plan_opt_impl(b) || plan_compile(a) != plan_compile(b) ||
-	    a->tp_host_sync != b->tp_host_sync || a->recompute_layers != b->recompute_layers)
+	    a->tp_host_sync != b->tp_host_sync || a->recompute_layers != b->recompute_layers ||
+	    a->recompute_modules != b->recompute_modules)
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
 		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
@@ -669,6 +750,31 @@ static void sched_format(const void *base, char *buf, size_t n)
 static const struct hp_field_custom sched_custom = {
 	sched_parse, sched_format, "1f1b or interleaved:V (V from 2 to 64)",
 	"\"1f1b\" or \"interleaved:V\" with V from 2 to 64",
+};
+
+static int rcm_parse(void *base, const char *s)
+{
+	struct plan *p = base;
+	unsigned bits;
+	if (plan_recompute_modules_parse(s, &bits, NULL, 0) < 0)
+		return -1;
+	p->recompute_modules = bits;
+	return 0;
+}
+
+static void rcm_format(const void *base, char *buf, size_t n)
+{
+	plan_recompute_modules_text(((const struct plan *)base)->recompute_modules, buf, n);
+}
+
+/* the key is written only where the plan sets it (absent: core_attn) */
+static int has_rcm(const void *p) { return ((const struct plan *)p)->recompute_modules != 0; }
+
+static const struct hp_field_custom rcm_custom = {
+	rcm_parse, rcm_format,
+	"a comma list of core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts",
+	"a comma list of \"core_attn\", \"moe_act\", \"layernorm\", \"mla_up_proj\", "
+	"\"mlp\", \"moe\", \"shared_experts\"",
 };
 
 static int eff_tp_overlap(const void *p) { return plan_tp_overlap(p); }
@@ -979,6 +1085,21 @@ static const struct hp_field plan_field_list[] = {
 		 "launch` writes {K} = {L} / {N} and says so where {N} does not divide {L}. "
 		 "0 (the default) recomputes every layer. Needs `--recompute full`. The planner "
 		 "does not search it." },
+	{ .key = "recompute_modules", .flag = "recompute-modules", .kind = FK_CUSTOM,
+	  .off = PF(recompute_modules), .custom = &rcm_custom, .present = has_rcm,
+	  .arg = "{LIST}", .help = "with recompute selective: Megatron-Core's modules to recompute",
+	  .doc = "With `--recompute selective`, the modules Megatron-Core recomputes "
+		 "(`--recompute-modules`), a comma list of `core_attn` (the attention core, the "
+		 "default when the key is absent), `moe_act` (the routed experts' activation "
+		 "function), `layernorm` (the norms that are modules of their own: the MLA input "
+		 "norm and the MoE layers' pre-MLP norm), `mla_up_proj` (MLA's query and key/value "
+		 "up projections and RoPE), `mlp` (the dense layers' MLP; an MoE layer's is "
+		 "`moe`), `moe` (the whole MoE layer) and `shared_experts`. The list replaces the "
+		 "default: `mlp` alone does not recompute the attention core. Each module adds its "
+		 "forward again to the backward and frees the activations it alone kept "
+		 "(docs/recompute.md gives the bytes and time of each). `mla_up_proj` needs an MLA "
+		 "model, `moe`, `moe_act` and `shared_experts` an MoE model. Runs on Megatron-Core "
+		 "only. The planner does not search it." },
 	{ .key = "tp_host_sync", .flag = "tp-host-sync", .kind = FK_BOOL, .off = PF(tp_host_sync),
 	  .names = on_off, .flags = FF_OMIT_ZERO,
 	  .help = "the host synchronises the GPU around every TP collective (AMP's Megatron fork)",
@@ -1550,6 +1671,48 @@ int plan_validate_framework_keys(const struct plan *p, const char *ctx, struct h
 	return 0;
 }
 
+/* recompute_modules (plan.h RCM_*): Megatron-Core's checks
+ * (transformer_config.py @d98e8a64 L1943-1973): the modules are
+ * selective recomputation's ("recompute_modules" is read only under
+ * recompute_granularity selective), mla_up_proj "is only supported with
+ * multi_latent_attention"; and those of an MoE layer need one (Megatron
+ * builds no MoE layer to apply them to, and would recompute nothing). */
+static int validate_rc_modules(const struct plan *p, const struct model_spec *m, const char *ctx,
+			       struct hp_err *err)
+{
+	unsigned b = p->recompute_modules;
+	char txt[96];
+	if (!b)
+		return 0;
+	if (b & ~(unsigned)RCM_ALL)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: recompute_modules holds an unknown module",
+				  ctx);
+	if (p->recompute != RC_SELECTIVE)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: recompute_modules %s needs recompute selective (Megatron-Core "
+				  "reads --recompute-modules only with --recompute-granularity "
+				  "selective), not %s",
+				  ctx, plan_recompute_modules_text(b, txt, sizeof txt),
+				  plan_recompute_name(p->recompute));
+	if ((b & RCM_MLA_UP_PROJ) && m && !m->mla.kv_lora_rank)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: recompute_modules mla_up_proj needs a model with multi-latent "
+				  "attention (MLA); %s has none",
+				  ctx, m->name);
+	unsigned moe_only = RCM_MOE | RCM_MOE_ACT | RCM_SHARED_EXPERTS;
+	if ((b & moe_only) && m && !m->moe.experts)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: recompute_modules %s needs an MoE model; %s has no experts",
+				  ctx, plan_recompute_modules_text(b & moe_only, txt, sizeof txt),
+				  m->name);
+	if ((b & RCM_SHARED_EXPERTS) && m && !m->moe.shared_experts)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: recompute_modules shared_experts needs shared experts; %s has "
+				  "none",
+				  ctx, m->name);
+	return 0;
+}
+
 static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
 			     struct hp_err *err)
 {
@@ -1600,6 +1763,8 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: recompute_layers %d needs recompute full (it says how many "
 				  "layers of each stage chunk full recomputation covers), not %s",
 				  ctx, p->recompute_layers, plan_recompute_name(p->recompute));
+	if (validate_rc_modules(p, m, ctx, err) < 0)
+		return -1;
 	if (p->fp8_params == 1 && p->master == MASTER_NONE)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: fp8_params on needs an fp32 master (Megatron-Core's "

@@ -159,6 +159,10 @@ struct plan {
 			       * chunk (Megatron --recompute-method block
 			       * --recompute-num-layers N), the others keep their
 			       * activations; read it through plan_recompute_count() */
+	unsigned recompute_modules; /* RCM_* bits: Megatron-Core's selective
+				     * recompute modules (--recompute-modules);
+				     * 0: unset, the default core_attn; read
+				     * it through plan_recompute_modules() */
 	/* Megatron-Core's --pipeline-model-parallel-layout (pp_layout.h),
 	 * "" when absent: the layers of each virtual stage, which then need
 	 * not be a multiple of vpp per rank. Each stage's layer range holds
@@ -251,6 +255,37 @@ const char *plan_recompute_name(enum hp_recompute r);
 const char *plan_recompute_text(const struct plan *p, char *buf, size_t n);
 /* "none", "selective", "full", "selective-op" (alias "op"). */
 int plan_recompute_parse(const char *s, enum hp_recompute *out);
+/* Megatron-Core's selective recompute modules (transformer_config.py
+ * recompute_modules; docs/recompute.md says what each recomputes and
+ * frees). Bits of plan.recompute_modules, in Megatron's order. */
+enum {
+	RCM_CORE_ATTN = 1 << 0,      /* the attention core (the default) */
+	RCM_MOE_ACT = 1 << 1,        /* the routed experts' activation function */
+	RCM_LAYERNORM = 1 << 2,      /* input_layernorm and pre_mlp_layernorm */
+	RCM_MLA_UP_PROJ = 1 << 3,    /* MLA's q/kv up projections and RoPE */
+	RCM_MLP = 1 << 4,            /* the dense layers' MLP */
+	RCM_MOE = 1 << 5,            /* the whole MoE layer */
+	RCM_SHARED_EXPERTS = 1 << 6, /* the MoE layer's shared experts */
+	RCM_COUNT = 7,
+	RCM_ALL = (1 << RCM_COUNT) - 1,
+};
+/* The name of module bit i (0 .. RCM_COUNT-1): "core_attn" ... */
+const char *plan_recompute_module_name(int i);
+/* Parse a comma list of module names ("mlp,moe_act"; spaces around the
+ * names allowed) into RCM_* bits: 0, or -1 on an empty list, an empty
+ * or unknown name (*bad gets the first offending name, bounded, when
+ * bad is not NULL). */
+int plan_recompute_modules_parse(const char *s, unsigned *out, char *bad, size_t n);
+/* The bits as a comma list in Megatron's order ("" for 0). */
+const char *plan_recompute_modules_text(unsigned bits, char *buf, size_t n);
+/* The modules in force: under recompute selective the key's bits, or
+ * RCM_CORE_ATTN when it is unset (Megatron-Core's default); 0 under
+ * any other recompute. */
+unsigned plan_recompute_modules(const struct plan *p);
+/* Whether the attention core is recomputed as hetplan's selective
+ * recompute always did: recompute selective with core_attn among its
+ * modules. */
+int plan_recompute_core_attn(const struct plan *p);
 const char *plan_loss_name(enum hp_loss l);
 const char *plan_offload_name(enum hp_offload o);
 int plan_offload_parse(const char *s, enum hp_offload *out);

@@ -345,6 +345,11 @@ static void rules_parallel(struct verdict *v, const struct plan *p, const struct
 		deny(v, DS | TITAN, "Megatron's selective recomputation");
 	if (p->recompute == RC_SELECTIVE_OP)
 		deny(v, MCORE | MLM | DS, "op-level selective recomputation (torchtitan's)");
+	/* Module-level selective recomputation (--recompute-modules,
+	 * Megatron-Core's TransformerConfig.recompute_modules, 2025): no
+	 * other row has it (docs/recompute.md) */
+	if (p->recompute == RC_SELECTIVE && p->recompute_modules)
+		deny(v, RUNS_ON_ALL & ~MCORE, "recompute_modules (Megatron-Core's --recompute-modules)");
 	/* Partial recomputation under DeepSpeed's pipeline engine: its
 	 * GPTModelPipe checkpoints every `interval` layers for the uniform
 	 * method and sets the interval to 0, recomputing nothing, for the

@@ -427,6 +427,7 @@ void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
 	p->opt_impl = x->o->opt_impl;
 	p->compile = x->o->compile;
 	p->grad_accum_fusion = x->o->ga_fusion;
+	p->recompute_modules = g->rc == RC_SELECTIVE ? x->o->rc_modules : 0;
 }
 
 void layout_stage(const struct layout *L, int s, int *pool, int *tp)

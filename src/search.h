@@ -55,6 +55,9 @@ struct search_opts {
 				   * the planner searches neither */
 	int ga_fusion;            /* the plan key grad_accum_fusion of every plan
 				   * (-1: the framework's); not searched */
+	unsigned rc_modules;      /* the plan key recompute_modules of every
+				   * plan with selective recompute (0: unset);
+				   * not searched */
 	int no_hetero;            /* only single-pool plans */
 	int unfused_attention;    /* plans without flash attention (older stacks) */
 	enum hp_framework framework;  /* FW_ANY: any; else only plans it runs as one job

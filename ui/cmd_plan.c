@@ -33,7 +33,8 @@
  * searches neither): their flags, values, help and parsing are their
  * plan_fields entries' (src/plan.c), copied here at first use, so the
  * synopsis, --help, --list-options and the completions read them. */
-static const char *const plan_key_names[] = { "optimizer_impl", "compile", "grad_accum_fusion" };
+static const char *const plan_key_names[] = { "optimizer_impl", "compile", "grad_accum_fusion",
+					      "recompute_modules" };
 enum { N_PLAN_KEYS = (int)HP_ARRAY_LEN(plan_key_names) };
 static struct hp_field plan_key_list[N_PLAN_KEYS];
 static const struct hp_field_table plan_keys = { "plan", plan_key_list, N_PLAN_KEYS, 0, 0 };
@@ -969,6 +970,13 @@ static int plan_inputs(struct plan_args *a, const struct catalog *cat, struct cl
 	a->so.opt_impl = a->keys.opt_impl;
 	a->so.compile = a->keys.compile;
 	a->so.ga_fusion = a->keys.grad_accum_fusion;
+	/* recompute_modules: on the plans with selective recompute, which
+	 * --recompute selective must fix (the planner searches no modules) */
+	if (a->keys.recompute_modules && a->so.fix_recompute != RC_SELECTIVE) {
+		fprintf(stderr, "hetplan plan: --recompute-modules needs --recompute selective\n");
+		return HP_EXIT_USAGE;
+	}
+	a->so.rc_modules = a->keys.recompute_modules;
 	if ((rc = cli_build_cluster("plan", a->cluster_file, a->pools, a->n_pools, !a->no_book, cat, c)))
 		return rc;
 	if (cli_load_model(cat, a->model_arg, m, &err) < 0)
