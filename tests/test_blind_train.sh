@@ -606,10 +606,8 @@ BLMLI-04:time:+42
 BLMLI-14:time:-39
 BLMLV-01:time:-67
 BLTLH-01:time:+43
-BLMBM-02:dnf:30.0
 BLML6D-06:time:-33
 BLMBA-04:time:-67
-BLMBA-07:dnf:15.8
 BLLC-05:time:+161
 BLPAX-07:time:-31
 BLPAX-10:time:-36
@@ -1057,6 +1055,12 @@ ATTN_UNFUSED_BY_ID = {"BLDG55-29", "BLDG55-30", "BLDG55-31"}
 # RECOMPUTE_MODULES="mlp" (each row's notes name the file), run as
 # --recompute selective --recompute-modules mlp.
 RC_MODULES_BY_ID = {"BLML6D-%02d" % i: "mlp" for i in (3, 4, 5, 6, 10)}
+# The rows whose sources name the MLA up-projection recompute (notes:
+# "recompute_modules ['mla_up_proj']"; BLMBA-07 with mlp too), run as none
+# before the key existed (NOT MODELLED); post hoc as well.
+RC_MODULES_BY_ID.update({"BLMBM-02": "mla_up_proj", "BLMBA-07": "mla_up_proj,mlp",
+                         "BLMBA-08": "mla_up_proj", "BLDG55-27": "mla_up_proj",
+                         "BLDG55-28": "mla_up_proj"})
 
 def attn_unfused(r):
     return tag(r["notes"], "ATTN") == "unfused" or rid_of(r) in ATTN_UNFUSED_BY_ID
