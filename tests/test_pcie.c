@@ -194,8 +194,13 @@ TEST(saved_and_cleared)
 	CHECK_EQ_INT(p->gpu.pcie_lanes, 16);
 	CHECK_EQ_INT(p->pcie_set, 0);
 	CHECK(!strcmp(fields_format(f, p, buf, sizeof buf), "4.0x16"));
+	/* the slot rate of a PCIe pool follows an edit, as a file gives
+	 * it: Gen4 x16 raw 16 GT/s x 16 x 128/130 / 8 = 31.5 GB/s */
+	CHECK_NEAR(p->intra_Bps, 16e9 * 16 * 128.0 / 130.0 / 8, 0.001);
 	CHECK(fields_parse_text(f, p, "5.0x4", want, sizeof want) == 0);
 	CHECK(!strcmp(fields_format(f, p, buf, sizeof buf), "5.0x4"));
+	/* Gen5 x4: 32 GT/s x 4 x 128/130 / 8 = 15.75 GB/s */
+	CHECK_NEAR(p->intra_Bps, 32e9 * 4 * 128.0 / 130.0 / 8, 0.001);
 	CHECK(fields_parse_text(f, p, "4.0x3", want, sizeof want) < 0);
 	CHECK(!strcmp(fields_format(f, p, buf, sizeof buf), "5.0x4"));
 }
