@@ -794,6 +794,12 @@ static int pcie_parse(void *base, const char *s)
 		p->gpu.pcie_lanes = p->pcie_cat_lanes;
 		p->pcie_set = 0;
 	} else {
+		/* a link trains to the highest generation both ends support
+		 * (PCI Express Base Specification, link training): a Gen4 card
+		 * in a Gen5 slot runs Gen4, so a host above the card's
+		 * generation (the catalog's pcie_gen) gives the card's */
+		if (p->pcie_cat_gen > 0 && gen > p->pcie_cat_gen)
+			gen = p->pcie_cat_gen;
 		p->gpu.pcie_gen = gen;
 		p->gpu.pcie_lanes = lanes;
 		p->pcie_set = 1;
@@ -868,6 +874,8 @@ static const struct hp_field pool_field_list[] = {
 	  .doc = "The PCIe link between each GPU and its host, as generation and lanes: "
 		 "`4.0x8` (also `4x8`, `gen4x8`), generations 3 to 6, lanes 1, 2, 4, 8 or 16. "
 		 "A desktop that splits its CPU's 16 lanes over two slots runs each GPU at x8. "
+		 "A generation above the GPU's own is taken as the GPU's (the link trains to "
+		 "the lower of the two). "
 		 "It sets the rate of the optimizer and activation offload copies (plan key "
 		 "`offload`), of GPU-to-GPU traffic over PCIe inside a node, and of the path "
 		 "through host memory for GPUs without peer access (0.325 of the link, at most "
