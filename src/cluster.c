@@ -43,12 +43,13 @@ void pool_derive_domain(struct pool *p)
 	p->nvl_domain_derived = 1;
 }
 
-void pool_apply_defaults(struct pool *p)
+/* A PCIe part's scale-up link is its slot (per direction): x16 raw,
+ * or the lanes the pool's key pcie gives (16 GT/s x 8 x 128/130 / 8
+ * = 15.75 GB/s at Gen4 x8). Called again when the key changes after
+ * the pool was made (pcie_parse: the TUI's edit). */
+static void pool_set_intra_Bps(struct pool *p)
 {
 	const struct gpu_spec *g = &p->gpu;
-	/* A PCIe part's scale-up link is its slot (per direction): x16 raw,
-	 * or the lanes the pool's key pcie gives (16 GT/s x 8 x 128/130 / 8
-	 * = 15.75 GB/s at Gen4 x8). */
 	static const double pcie_x16_Bps[] = { 0, 4e9, 8e9, 15.75e9, 31.5e9,
 					       63e9, 121e9, 242e9 };
 	int gen = g->pcie_gen > 0 && g->pcie_gen < 8 ? g->pcie_gen : 4;
@@ -57,6 +58,12 @@ void pool_apply_defaults(struct pool *p)
 		p->intra_Bps = pcie_x16_Bps[gen] * lanes / 16.0;
 	else
 		p->intra_Bps = g->link_Bps;
+}
+
+void pool_apply_defaults(struct pool *p)
+{
+	const struct gpu_spec *g = &p->gpu;
+	pool_set_intra_Bps(p);
 	/* An explicit price, 0 included (owned hardware), stays; unset: the
 	 * catalog's reference. */
 	if (!p->price_set && !p->usd_per_node_h && g->ref_usd_per_gpu_h > 0) {
@@ -786,11 +793,20 @@ static int pcie_parse(void *base, const char *s)
 		p->gpu.pcie_gen = p->pcie_cat_gen;
 		p->gpu.pcie_lanes = p->pcie_cat_lanes;
 		p->pcie_set = 0;
-		return 0;
+	} else {
+		/* a link trains to the highest generation both ends support
+		 * (PCI Express Base Specification, link training): a Gen4 card
+		 * in a Gen5 slot runs Gen4, so a host above the card's
+		 * generation (the catalog's pcie_gen) gives the card's */
+		if (p->pcie_cat_gen > 0 && gen > p->pcie_cat_gen)
+			gen = p->pcie_cat_gen;
+		p->gpu.pcie_gen = gen;
+		p->gpu.pcie_lanes = lanes;
+		p->pcie_set = 1;
 	}
-	p->gpu.pcie_gen = gen;
-	p->gpu.pcie_lanes = lanes;
-	p->pcie_set = 1;
+	/* a PCIe pool's slot rate follows (an edit after the pool was made
+	 * had left the x16 figure there) */
+	pool_set_intra_Bps(p);
 	return 0;
 }
 
@@ -858,6 +874,8 @@ static const struct hp_field pool_field_list[] = {
 	  .doc = "The PCIe link between each GPU and its host, as generation and lanes: "
 		 "`4.0x8` (also `4x8`, `gen4x8`), generations 3 to 6, lanes 1, 2, 4, 8 or 16. "
 		 "A desktop that splits its CPU's 16 lanes over two slots runs each GPU at x8. "
+		 "A generation above the GPU's own is taken as the GPU's (the link trains to "
+		 "the lower of the two). "
 		 "It sets the rate of the optimizer and activation offload copies (plan key "
 		 "`offload`), of GPU-to-GPU traffic over PCIe inside a node, and of the path "
 		 "through host memory for GPUs without peer access (0.325 of the link, at most "

@@ -480,11 +480,11 @@ double perf_host_link_Bps(const struct gpu_spec *g);
 /* perf_mem.c: one layer's saved activations of x's stage, one micro-batch,
  * bytes (what activation offload copies per layer); 0 without it. */
 double perf_act_offload_layer_bytes(const struct stage_ctx *x);
-/* Bytes recompute_modules' bits mods free from layer's saved activations
- * (perf_mem.c: each module's count). */
 /* The forward FLOPs a token's recompute_modules (bits mods) run again
  * over the whole model (perf_compute.c); 0 without them. */
 double perf_rc_modules_flops(const struct model_spec *m, unsigned mods);
+/* Bytes recompute_modules' bits mods free from layer's saved activations
+ * (perf_mem.c: each module's count). */
 double perf_rc_modules_freed(const struct model_spec *m, int layer, const struct act_opts *o,
 			     unsigned mods);
 

@@ -415,32 +415,6 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	return perf_stage_memory_at(x, ps);
 }
 
-/* Bytes per micro-batch that an fp8 run under Transformer Engine keeps
- * for backward beyond (negative: below) what x->act counts in 16 bits,
- * for the stage's dense layers. TE saves a GEMM's input for the wgrad
- * GEMM in the precision the GEMM ran in, FP8, 1 B an element (TE v1.13
- * module/linear.py:294-305, saved_inputmat = the FP8 inputmat or its
- * transpose; module/layernorm_linear.py:129, ln_out allocated uint8 under
- * fp8 and saved at :334; TE 2.x keeps the quantized tensor's columnwise
- * part, MXFP8 data plus one scale byte per 32, under 4% more). So:
- * - the QKV and FC1 inputs (the two normalised outputs, SP shards) and
- *   FC2's input (the activation function's output, ffn / tp) are 1 B,
- *   not 2: -1 B each;
- * - the output projection's input, the attention output, is kept twice:
- *   in bf16 by the attention kernel for its own backward (TE v1.13
- *   attention.py:6673, FusedAttnFunc saves q, k, v and out unless FP8
- *   attention is on) and in FP8 by the projection: +1 B a q element
- *   (with unfused attention, which keeps its probabilities and V, not
- *   its output, only the FP8 copy: -1 B);
- * Llama 3.1 405B at TP 8: (-16,384 - 16,384 - 53,248 + 16,384) / 8 =
- * -8,704 B a token of 65,088 (-13.4%). Applied with no recompute and with
- * selective recompute (both keep these tensors), and to the layers that
- * full recompute leaves whole under recompute_layers; full recompute keeps only
- * the layer input (the one layer it rebuilds, x->act_work, stays counted
- * in 16 bits: an over-count of 13% of one layer). Not applied to MoE
- * layers, whose expert inputs are dispatched copies (their accounting is
- * model.c's), nor to FP8 attention (fp8_dot_product_attention, not a
- * hetplan setting). */
 /* Bytes Megatron-Core's selective recompute modules (plan key
  * recompute_modules, plan.h RCM_*) free from one layer's saved
  * activations, one micro-batch on one GPU, in the units model.c's
@@ -514,6 +488,32 @@ double perf_rc_modules_freed(const struct model_spec *m, int layer, const struct
 	return freed;
 }
 
+/* Bytes per micro-batch that an fp8 run under Transformer Engine keeps
+ * for backward beyond (negative: below) what x->act counts in 16 bits,
+ * for the stage's dense layers. TE saves a GEMM's input for the wgrad
+ * GEMM in the precision the GEMM ran in, FP8, 1 B an element (TE v1.13
+ * module/linear.py:294-305, saved_inputmat = the FP8 inputmat or its
+ * transpose; module/layernorm_linear.py:129, ln_out allocated uint8 under
+ * fp8 and saved at :334; TE 2.x keeps the quantized tensor's columnwise
+ * part, MXFP8 data plus one scale byte per 32, under 4% more). So:
+ * - the QKV and FC1 inputs (the two normalised outputs, SP shards) and
+ *   FC2's input (the activation function's output, ffn / tp) are 1 B,
+ *   not 2: -1 B each;
+ * - the output projection's input, the attention output, is kept twice:
+ *   in bf16 by the attention kernel for its own backward (TE v1.13
+ *   attention.py:6673, FusedAttnFunc saves q, k, v and out unless FP8
+ *   attention is on) and in FP8 by the projection: +1 B a q element
+ *   (with unfused attention, which keeps its probabilities and V, not
+ *   its output, only the FP8 copy: -1 B);
+ * Llama 3.1 405B at TP 8: (-16,384 - 16,384 - 53,248 + 16,384) / 8 =
+ * -8,704 B a token of 65,088 (-13.4%). Applied with no recompute and with
+ * selective recompute (both keep these tensors), and to the layers that
+ * full recompute leaves whole under recompute_layers; full recompute keeps only
+ * the layer input (the one layer it rebuilds, x->act_work, stays counted
+ * in 16 bits: an over-count of 13% of one layer). Not applied to MoE
+ * layers, whose expert inputs are dispatched copies (their accounting is
+ * model.c's), nor to FP8 attention (fp8_dot_product_attention, not a
+ * hetplan setting). */
 static double fp8_saved_delta(const struct stage_ctx *x)
 {
 	const struct plan *p = x->p;

@@ -756,6 +756,12 @@ static int rcm_parse(void *base, const char *s)
 {
 	struct plan *p = base;
 	unsigned bits;
+	/* empty: unset, Megatron-Core's default (the TUI's way back to it,
+	 * as the pool key pcie's; the flags refuse an empty list) */
+	if (!*s) {
+		p->recompute_modules = 0;
+		return 0;
+	}
 	if (plan_recompute_modules_parse(s, &bits, NULL, 0) < 0)
 		return -1;
 	p->recompute_modules = bits;
@@ -1099,7 +1105,8 @@ static const struct hp_field plan_field_list[] = {
 		 "forward again to the backward and frees the activations it alone kept "
 		 "(docs/recompute.md gives the bytes and time of each). `mla_up_proj` needs an MLA "
 		 "model, `moe`, `moe_act` and `shared_experts` an MoE model. Runs on Megatron-Core "
-		 "only. The planner does not search it." },
+		 "only. The planner does not search it. An empty list in a plan file or the TUI "
+		 "unsets it; the flag refuses one." },
 	{ .key = "tp_host_sync", .flag = "tp-host-sync", .kind = FK_BOOL, .off = PF(tp_host_sync),
 	  .names = on_off, .flags = FF_OMIT_ZERO,
 	  .help = "the host synchronises the GPU around every TP collective (AMP's Megatron fork)",

@@ -260,6 +260,18 @@ TEST(plan_flags_parse_text)
 	CHECK(fields_parse_text(tpov, &p, "off", want, sizeof want) == 0 && p.tp_overlap == 0);
 	CHECK(fields_parse_text(tpov, &p, "maybe", want, sizeof want) < 0);
 	CHECK_STR(want, "on or off");
+	/* recompute_modules: a list sets it; empty unsets it (the TUI's
+	 * entry back to Megatron-Core's default, core_attn alone:
+	 * transformer_config.py @d98e8a64 L1940-1941), which it refused */
+	const struct hp_field *rcm = fields_find_key(&plan_fields, "recompute_modules");
+	CHECK(rcm != NULL);
+	if (rcm) {
+		CHECK(fields_parse_text(rcm, &p, "mlp", want, sizeof want) == 0 &&
+		      p.recompute_modules == RCM_MLP);
+		CHECK(fields_parse_text(rcm, &p, "", want, sizeof want) == 0 &&
+		      p.recompute_modules == 0);
+		CHECK(fields_parse_text(rcm, &p, "mlp,,moe", want, sizeof want) < 0);
+	}
 	/* A range from 0 (NICs per node: 0 to 1024, the man page's CLUSTER JSON)
 	 * is not "a positive integer" when the text is -1. */
 	struct pool po;

@@ -90,6 +90,12 @@ TEST(pool_key_sets_the_link)
 	/* a Gen3 host under a Gen4 card: the link trains to the lower */
 	CHECK(spec_pool("1x2xRTX-4090,pcie=3.0x16", &p, &err) == 0);
 	CHECK_NEAR(comm_pcie_link_Bps(p.gpu.pcie_gen, p.gpu.pcie_lanes), 12e9, 1e-12);
+	/* and a Gen5 host over a Gen4 card (the RTX 4090 is PCIe 4.0 x16,
+	 * NVIDIA's datasheet): Gen4, 25.6 GB/s a direction at x16 (the
+	 * x16 figure of comm_pcie_Bps), not Gen5's 51.2 */
+	CHECK(spec_pool("1x2xRTX-4090,pcie=5.0x16", &p, &err) == 0);
+	CHECK_EQ_INT(p.gpu.pcie_gen, 4);
+	CHECK_NEAR(comm_pcie_link_Bps(p.gpu.pcie_gen, p.gpu.pcie_lanes), 25.6e9, 1e-12);
 }
 
 TEST(bad_link_refused)
@@ -194,10 +200,18 @@ TEST(saved_and_cleared)
 	CHECK_EQ_INT(p->gpu.pcie_lanes, 16);
 	CHECK_EQ_INT(p->pcie_set, 0);
 	CHECK(!strcmp(fields_format(f, p, buf, sizeof buf), "4.0x16"));
-	CHECK(fields_parse_text(f, p, "5.0x4", want, sizeof want) == 0);
-	CHECK(!strcmp(fields_format(f, p, buf, sizeof buf), "5.0x4"));
+	/* the slot rate of a PCIe pool follows an edit, as a file gives
+	 * it: Gen4 x16 raw 16 GT/s x 16 x 128/130 / 8 = 31.5 GB/s */
+	CHECK_NEAR(p->intra_Bps, 16e9 * 16 * 128.0 / 130.0 / 8, 0.001);
+	CHECK(fields_parse_text(f, p, "3.0x8", want, sizeof want) == 0);
+	CHECK(!strcmp(fields_format(f, p, buf, sizeof buf), "3.0x8"));
+	/* Gen3 x8: 8 GT/s x 8 x 128/130 / 8 = 7.88 GB/s */
+	CHECK_NEAR(p->intra_Bps, 8e9 * 8 * 128.0 / 130.0 / 8, 0.001);
 	CHECK(fields_parse_text(f, p, "4.0x3", want, sizeof want) < 0);
-	CHECK(!strcmp(fields_format(f, p, buf, sizeof buf), "5.0x4"));
+	CHECK(!strcmp(fields_format(f, p, buf, sizeof buf), "3.0x8"));
+	/* the RTX 3090 Ti is a PCIe 4.0 card: a Gen5 host gives Gen4 */
+	CHECK(fields_parse_text(f, p, "5.0x4", want, sizeof want) == 0);
+	CHECK(!strcmp(fields_format(f, p, buf, sizeof buf), "4.0x4"));
 }
 
 int main(void)

@@ -196,7 +196,8 @@ grep -qE '"nvl_domain":[[:space:]]*16' "$tmp/dom.json" && ok || bad "the saved w
 # (a3-megagpu-8g: tcpxo), Right steps to the next of ib, efa, tcp, tcpx,
 # tcpxo, gcp-rdma (the key's enum order), and a save writes it; one more
 # step wraps to ib, the default above 50 Gb/s NICs, which a save leaves
-# out.
+# out. Transport is the pool pane's eleventh row (ten j: the PCIe link
+# row stands above it).
 cat >"$tmp/gcp.json" <<'JSON'
 {"version": 1,
  "cluster": {"name": "gcp", "pools": [{"name": "mega", "gpu": "H100-SXM", "nodes": 2, "nics": 8, "nic_gbps": 200, "transport": "a3-megagpu-8g"}]},
@@ -210,7 +211,7 @@ wait_for gcp "NODES" || bad "no Cluster view in the gcp session"
 screen gcp | grep -qE '│ Transport +tcpxo ▶' && ok || bad "the pool's transport does not read tcpxo: $(screen gcp | grep -i transport)"
 keys gcp Enter
 wait_for gcp "NICs per node" || bad "no pool fields in the gcp session"
-keys gcp j j j j j j j j j Right
+keys gcp j j j j j j j j j j Right
 wait_for gcp "Transport         gcp-rdma ▶" && ok || bad "Right did not step tcpxo to gcp-rdma: $(screen gcp | grep -i transport)"
 keys gcp Escape w
 wait_for gcp "Save workspace to:" || bad "w did not prompt in the gcp session"

@@ -904,7 +904,12 @@ static int parse_opt(struct plan_args *a, int opt, char **argv)
 		if (opt >= O_KEY0 && opt < O_KEY0 + N_PLAN_KEYS) {
 			const struct hp_field *f = &plan_key_table()->f[opt - O_KEY0];
 			char want[FIELDS_WANT_MAX];
-			if (fields_parse_text(f, &a->keys, optarg, want, sizeof want) < 0)
+			/* an empty module list unsets the plan key (the TUI's
+			 * entry); a flag names modules or is left out */
+			int empty = !strcmp(f->key, "recompute_modules") && optarg && !*optarg;
+			if (empty)
+				fields_want(f, 0, want, sizeof want);
+			if (empty || fields_parse_text(f, &a->keys, optarg, want, sizeof want) < 0)
 				return usage_error("plan", f->flag, want, optarg);
 			return -1;
 		}

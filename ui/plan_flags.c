@@ -98,7 +98,12 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	} else {
 		return 0;
 	}
-	if (fields_parse_text(d, base, arg, want, sizeof want) < 0) {
+	/* an empty list unsets the plan key (the TUI's entry); a flag
+	 * names modules or is left out */
+	if (fields_parse_text(d, base, arg, want, sizeof want) < 0 ||
+	    (d->key && !strcmp(d->key, "recompute_modules") && arg && !*arg)) {
+		if (arg && !*arg)
+			fields_want(d, 0, want, sizeof want);
 		usage_error(cmd, d->flag, want, arg);
 		return -1;
 	}
