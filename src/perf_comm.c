@@ -165,6 +165,42 @@ void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t
 	snprintf(buf, n, "%dx%gG NIC", nics, nics > 0 ? total / nics : 0);
 }
 
+const char *perf_scaleup_label(const struct pool *pl)
+{
+	if (pl->intra == INTRA_PCIE)
+		return hp_intra_label(INTRA_PCIE);
+	/* AMD Instinct parts join their GPUs by Infinity Fabric links: an
+	 * 8-GPU MI300X/MI325X/MI350X/MI355X node is a full mesh of 7 xGMI
+	 * links a GPU, no switch (docs/cdna.md, "The xGMI full mesh"); an
+	 * MI250X package's two GCDs and the packages of a 4-package node
+	 * are xGMI too (HPE/AMD MI250X OAM: 8 Infinity Fabric links). The
+	 * catalog's intra "nvswitch" for the 8-GPU mesh reads as "every
+	 * pair joined directly", not as a switch. */
+	if (pl->gpu.gen == GEN_CDNA || pl->gpu.gen == GEN_CDNA4)
+		return "xGMI";
+	/* Gaudi 2 and 3 join the node's 8 cards over their own on-chip
+	 * Ethernet ports (catalog "scaleup": "24 x 100GbE RoCE on-chip",
+	 * Intel Gaudi 2 white paper; 24 x 200GbE on Gaudi 3) */
+	if (pl->gpu.gen == GEN_GAUDI)
+		return "RoCE (on-chip)";
+	/* NVIDIA: "NVSwitch" behind a switch, "NVLink" for the meshes and
+	 * bridges without one (DGX-1 V100, quad GH200, HGX 4-GPU boards) */
+	return hp_intra_label(pl->intra);
+}
+
+/* The scale-up name of a group on pools a and b: the worse kind's
+ * (comm_fabric_min: PCIe worst); two names of one kind that differ (an
+ * NVSwitch pool beside an xGMI one) are both given, "NVSwitch/xGMI". */
+static void pair_scaleup(const struct cluster *c, int a, int b, char *buf, size_t n)
+{
+	const struct pool *pa = &c->pools[a], *pb = &c->pools[b];
+	const char *la = perf_scaleup_label(pa), *lb = perf_scaleup_label(pb);
+	if (pa->intra != pb->intra || !strcmp(la, lb))
+		snprintf(buf, n, "%s", pa->intra >= pb->intra ? la : lb);
+	else
+		snprintf(buf, n, "%s/%s", la, lb);
+}
+
 void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out, size_t n)
 {
 	if (b < 0)
@@ -180,12 +216,11 @@ void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out,
 		snprintf(out, n, "%s", in);
 		return;
 	}
-	/* comm_fabric_min: the worse scale-up kind (PCIe worst) */
-	enum hp_intra intra = HP_MAX(c->pools[a].intra, c->pools[b].intra);
-	char nic[40];
+	char nic[40], up[40];
 	perf_link_nic_text(c, a, b, nic, sizeof nic);
-	snprintf(in, n, "%s", hp_intra_label(intra));
-	snprintf(out, n, "%s + %s%s", hp_intra_label(intra), nic, b != a ? " (bottleneck)" : "");
+	pair_scaleup(c, a, b, up, sizeof up);
+	snprintf(in, n, "%s", up);
+	snprintf(out, n, "%s + %s%s", up, nic, b != a ? " (bottleneck)" : "");
 }
 
 /* Communication group of `ranks` GPUs of pools a and b (b < 0: a alone),
@@ -352,6 +387,15 @@ static struct perf_comm *note_comm(struct estimate *e, enum perf_dim d, enum com
 	pc->group_nodes = (g->ranks + g->ranks_per_node - 1) / g->ranks_per_node;
 	memcpy(pc->link, g->ranks <= g->ranks_per_node ? pg->link->name_in : pg->link->name_out,
 	       sizeof pc->link);
+	/* a group inside a node of a full mesh (comm.c's mesh_links: the
+	 * 8-GPU xGMI mesh, 7 links a GPU) reaches the g - 1 links among its
+	 * g GPUs, as comm.c prices it: "xGMI (1 of 7 links)" on a pair */
+	int mesh = pg->link->base.fab.mesh_links;
+	if (g->ranks <= g->ranks_per_node && mesh > 0 && g->ranks >= 2 && g->ranks <= mesh) {
+		size_t l = strnlen(pc->link, sizeof pc->link - 1);
+		snprintf(pc->link + l, sizeof pc->link - l, " (%d of %d links)", g->ranks - 1,
+			 mesh);
+	}
 	pc->algo = r->algo;
 	pc->proto = r->proto;
 	pc->time_s = time_s;
