@@ -297,20 +297,33 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
  * GPU, g - 1 of them for a group of g) is priced in comm.c
  * (comm_fabric.mesh_links) for every in-node group, not the TP one
  * alone: adding it here would count it twice. */
-static double mesh_share(const struct pool *pl, int r)
+/* The same as links: those the group of r reaches, of the *all a GPU
+ * has (V100 6, A100 12 with 4 a pair, H100 and GH200 18 with 6 a pair);
+ * 0 when the group has them all. The communication table's TP row names
+ * them: "NVLink (1 of 6 links)". */
+static int mesh_links_of(const struct pool *pl, int r, int *all)
 {
+	*all = 0;
 	if (pl->intra != INTRA_NVLINK || perf_domain_gpus(pl) != pl->gpus_per_node ||
 	    r < 2 || r >= pl->gpus_per_node)
 		return 0;
 	if (pl->gpu.gen == GEN_VOLTA) {
-		int links = pl->gpus_per_node == 8 ? (r == 2 ? 1 : r == 4 ? 4 : 0)
-			    : pl->gpus_per_node == 4 && r == 2 ? 2 : 0;
-		return (double)links / V100_LINKS;
+		*all = V100_LINKS;
+		return pl->gpus_per_node == 8 ? (r == 2 ? 1 : r == 4 ? 4 : 0)
+		       : pl->gpus_per_node == 4 && r == 2 ? 2 : 0;
 	}
 	if ((pl->gpu.gen == GEN_AMPERE || pl->gpu.gen == GEN_HOPPER) &&
-	    pl->gpus_per_node == 4 && r == 2)
-		return 1.0 / 3.0;
+	    pl->gpus_per_node == 4 && r == 2) {
+		*all = pl->gpu.gen == GEN_AMPERE ? 12 : 18;
+		return *all / 3;
+	}
 	return 0;
+}
+
+static double mesh_share(const struct pool *pl, int r)
+{
+	int all, links = mesh_links_of(pl, r, &all);
+	return links > 0 && all > 0 ? (double)links / all : 0;
 }
 
 /* Time of one collective on group g (0 when nothing moves or the
@@ -598,8 +611,14 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 			  &cr, all * x->mb, t_tp * x->mb);
 		return t_tp;
 	}
-	note_comm(e, DIM_TP, op, bytes, per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
-		  all * x->mb, t_tp * x->mb);
+	struct perf_comm *pc = note_comm(e, DIM_TP, op, bytes,
+					 per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
+					 all * x->mb, t_tp * x->mb);
+	int mesh_all, mesh = mesh_links_of(x->pl, tp, &mesh_all);
+	if (pc && mesh > 0 && share > 0 && share < 1 && gt.ranks <= gt.ranks_per_node) {
+		size_t l = strnlen(pc->link, sizeof pc->link - 1);
+		snprintf(pc->link + l, sizeof pc->link - l, " (%d of %d links)", mesh, mesh_all);
+	}
 	return t_tp;
 }
 
