@@ -180,25 +180,27 @@ const char *perf_scaleup_label(const struct pool *pl)
 		return "xGMI";
 	/* Gaudi 2 and 3 join the node's 8 cards over their own on-chip
 	 * Ethernet ports (catalog "scaleup": "24 x 100GbE RoCE on-chip",
-	 * Intel Gaudi 2 white paper; 24 x 200GbE on Gaudi 3) */
+	 * Intel Gaudi 2 white paper; 24 x 200GbE on Gaudi 3), named so that
+	 * the longest link of a group across pools, "Gaudi RoCE + 8x200G NIC
+	 * (bottleneck)", keeps to the TUI's 36 columns */
 	if (pl->gpu.gen == GEN_GAUDI)
-		return "RoCE (on-chip)";
+		return "Gaudi RoCE";
 	/* NVIDIA: "NVSwitch" behind a switch, "NVLink" for the meshes and
 	 * bridges without one (DGX-1 V100, quad GH200, HGX 4-GPU boards) */
 	return hp_intra_label(pl->intra);
 }
 
 /* The scale-up name of a group on pools a and b: the worse kind's
- * (comm_fabric_min: PCIe worst); two names of one kind that differ (an
- * NVSwitch pool beside an xGMI one) are both given, "NVSwitch/xGMI". */
+ * (comm_fabric_min: PCIe worst); of one kind, the slower link's (the
+ * pool whose catalog scale-up figure is lower, a on a tie), as
+ * comm_fabric_min keeps the lower figure: an NVSwitch H100 pool beside an
+ * MI300X one (448 GB/s against 450) is costed on, and named, "xGMI". */
 static void pair_scaleup(const struct cluster *c, int a, int b, char *buf, size_t n)
 {
 	const struct pool *pa = &c->pools[a], *pb = &c->pools[b];
-	const char *la = perf_scaleup_label(pa), *lb = perf_scaleup_label(pb);
-	if (pa->intra != pb->intra || !strcmp(la, lb))
-		snprintf(buf, n, "%s", pa->intra >= pb->intra ? la : lb);
-	else
-		snprintf(buf, n, "%s/%s", la, lb);
+	int use_b = pb->intra > pa->intra ||
+		    (pb->intra == pa->intra && pb->gpu.link_Bps < pa->gpu.link_Bps);
+	snprintf(buf, n, "%s", perf_scaleup_label(use_b ? pb : pa));
 }
 
 void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out, size_t n)

@@ -548,7 +548,7 @@ void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t
 void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out, size_t n);
 /* The name of pool pl's scale-up link, the one every table reads (the
  * communication table, plan's "tp links:", reports, the TUI's Detail):
- * "PCIe"; "xGMI" on AMD Instinct parts; "RoCE (on-chip)" on Gaudi;
+ * "PCIe"; "xGMI" on AMD Instinct parts; "Gaudi RoCE" on Gaudi;
  * "NVSwitch" or "NVLink" (a mesh or bridge without a switch) on NVIDIA. */
 const char *perf_scaleup_label(const struct pool *pl);
 

@@ -45,7 +45,7 @@ check "xGMI (1 of 7 links)" 1x8xMI355X 2
 check "NVLink (1 of 6 links)" 1x8xV100-SXM2-32GB 2 --precision fp16
 check "NVLink (6 of 18 links)" 1x4xGH200-96GB,intra=nvlink 2
 check "NVSwitch" 1x8xH100-SXM 2
-check "RoCE (on-chip)" 1x8xGaudi2 2
+check "Gaudi RoCE" 1x8xGaudi2 2
 
 # no table of an AMD plan says NVSwitch: the estimate's text and JSON
 "$H" estimate --pool 2x8xMI300X $M --tp 2 >"$T/est" 2>/dev/null
