@@ -768,6 +768,11 @@ static int pcie_text_parse(const char *s, int *gen, int *lanes)
 	return 0;
 }
 
+int cluster_pcie_parse(const char *s, int *gen, int *lanes)
+{
+	return pcie_text_parse(s, gen, lanes);
+}
+
 /* The pool's link in force ("4.0x16" for the catalog's usual host). */
 static void pcie_format(const void *base, char *buf, size_t n)
 {

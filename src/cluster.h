@@ -84,6 +84,10 @@ int cluster_machine_nics(const char *name, int gpus_per_node, int *nics, double 
  * whole machines (a multiple), unless it gives both its NICs and their
  * speed (the name then sets the fabric only). Never fails. */
 int cluster_machine_gpus(const char *name);
+/* The pool key pcie's text, "4.0x8" (also "4x8", "gen4x8", "Gen4 x8"):
+ * generations 3 to 6, lanes 1, 2, 4, 8 or 16 (docs/pcie.md). Returns 0
+ * and sets *gen and *lanes, or -1. `comm --pcie` reads it too. */
+int cluster_pcie_parse(const char *s, int *gen, int *lanes);
 /* 1 when gpu (a catalog GPU name) is the GPU model of the machine type
  * name (the name up to its first '-': H100-SXM on a3-highgpu-8g, either
  * A100 on a2-highgpu-8g), or name is no machine type (a fabric name, an

@@ -233,7 +233,7 @@ static void links_pp(const struct cluster *c, const struct plan *p, const struct
 		if (inpool[a] == 2)
 			snprintf(link, sizeof link, "%dx%gG NIC, leaf", pa->nics, pa->nic_gbps);
 		else
-			snprintf(link, sizeof link, "%s (same node)", hp_intra_label(pa->intra));
+			snprintf(link, sizeof link, "%s (same node)", perf_scaleup_label(pa));
 		if (n_kinds == 1) {
 			snprintf(buf, n, "%s", link);
 			return;
@@ -322,7 +322,7 @@ int dispatch_group_link(const struct cluster *c, const struct plan *p, int r, in
 	if (out->in_node) {
 		snprintf(out->costed, sizeof out->costed, "%s", in);
 		snprintf(out->crosses, sizeof out->crosses, "%s (inside %s)",
-			 hp_intra_label(q->intra),
+			 perf_scaleup_label(q),
 			 q->nvl_domain > q->gpus_per_node ? "an NVLink domain" : "a node");
 	} else {
 		pair_link(c, out->mask, st->pool, out->peer, out->crosses, sizeof out->crosses);
@@ -400,17 +400,29 @@ static void dispatch_links(const struct cluster *c, const struct plan *p, struct
 	int max_pp = 1;
 	for (int r = 0; r < p->n_replicas; r++)
 		max_pp = HP_MAX(max_pp, p->replicas[r].n_stages);
-	/* TP links: each pool's own scale-up link (PCIe on L40S) */
-	int tp_intra[3] = { 0 };
+	/* TP links: each pool's own scale-up link (PCIe on L40S), each name
+	 * once, in the order of the kinds (perf_scaleup_label) */
+	int tp_pool[HP_MAX_POOLS] = { 0 };
 	for (int r = 0; r < p->n_replicas; r++)
 		for (int k = 0; k < p->replicas[r].n_stages; k++)
 			if (p->replicas[r].stages[k].tp > 1)
-				tp_intra[c->pools[p->replicas[r].stages[k].pool].intra] = 1;
-	for (int i = 0; i < 3; i++)
-		if (tp_intra[i]) {
+				tp_pool[p->replicas[r].stages[k].pool] = 1;
+	const char *seen[HP_MAX_POOLS];
+	int n_seen = 0;
+	for (int kind = 0; kind < 3; kind++)
+		for (int i = 0; i < c->n_pools; i++) {
+			if (!tp_pool[i] || (int)c->pools[i].intra != kind)
+				continue;
+			const char *name = perf_scaleup_label(&c->pools[i]);
+			int dup = 0;
+			for (int j = 0; j < n_seen && !dup; j++)
+				dup = !strcmp(seen[j], name);
+			if (dup)
+				continue;
+			seen[n_seen++] = name;
 			size_t l = strlen(d->links[DIM_TP]);
 			snprintf(d->links[DIM_TP] + l, sizeof d->links[DIM_TP] - l, "%s%s",
-				 l ? " or " : "", hp_intra_label(i));
+				 l ? " or " : "", name);
 		}
 	if (d->links[DIM_TP][0]) {
 		size_t l = strlen(d->links[DIM_TP]);

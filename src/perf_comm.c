@@ -165,6 +165,44 @@ void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t
 	snprintf(buf, n, "%dx%gG NIC", nics, nics > 0 ? total / nics : 0);
 }
 
+const char *perf_scaleup_label(const struct pool *pl)
+{
+	if (pl->intra == INTRA_PCIE)
+		return hp_intra_label(INTRA_PCIE);
+	/* AMD Instinct parts join their GPUs by Infinity Fabric links: an
+	 * 8-GPU MI300X/MI325X/MI350X/MI355X node is a full mesh of 7 xGMI
+	 * links a GPU, no switch (docs/cdna.md, "The xGMI full mesh"); an
+	 * MI250X package's two GCDs and the packages of a 4-package node
+	 * are xGMI too (HPE/AMD MI250X OAM: 8 Infinity Fabric links). The
+	 * catalog's intra "nvswitch" for the 8-GPU mesh reads as "every
+	 * pair joined directly", not as a switch. */
+	if (pl->gpu.gen == GEN_CDNA || pl->gpu.gen == GEN_CDNA4)
+		return "xGMI";
+	/* Gaudi 2 and 3 join the node's 8 cards over their own on-chip
+	 * Ethernet ports (catalog "scaleup": "24 x 100GbE RoCE on-chip",
+	 * Intel Gaudi 2 white paper; 24 x 200GbE on Gaudi 3), named so that
+	 * the longest link of a group across pools, "Gaudi RoCE + 8x200G NIC
+	 * (bottleneck)", keeps to the TUI's 36 columns */
+	if (pl->gpu.gen == GEN_GAUDI)
+		return "Gaudi RoCE";
+	/* NVIDIA: "NVSwitch" behind a switch, "NVLink" for the meshes and
+	 * bridges without one (DGX-1 V100, quad GH200, HGX 4-GPU boards) */
+	return hp_intra_label(pl->intra);
+}
+
+/* The scale-up name of a group on pools a and b: the worse kind's
+ * (comm_fabric_min: PCIe worst); of one kind, the slower link's (the
+ * pool whose catalog scale-up figure is lower, a on a tie), as
+ * comm_fabric_min keeps the lower figure: an NVSwitch H100 pool beside an
+ * MI300X one (448 GB/s against 450) is costed on, and named, "xGMI". */
+static void pair_scaleup(const struct cluster *c, int a, int b, char *buf, size_t n)
+{
+	const struct pool *pa = &c->pools[a], *pb = &c->pools[b];
+	int use_b = pb->intra > pa->intra ||
+		    (pb->intra == pa->intra && pb->gpu.link_Bps < pa->gpu.link_Bps);
+	snprintf(buf, n, "%s", perf_scaleup_label(use_b ? pb : pa));
+}
+
 void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out, size_t n)
 {
 	if (b < 0)
@@ -180,12 +218,11 @@ void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out,
 		snprintf(out, n, "%s", in);
 		return;
 	}
-	/* comm_fabric_min: the worse scale-up kind (PCIe worst) */
-	enum hp_intra intra = HP_MAX(c->pools[a].intra, c->pools[b].intra);
-	char nic[40];
+	char nic[40], up[40];
 	perf_link_nic_text(c, a, b, nic, sizeof nic);
-	snprintf(in, n, "%s", hp_intra_label(intra));
-	snprintf(out, n, "%s + %s%s", hp_intra_label(intra), nic, b != a ? " (bottleneck)" : "");
+	pair_scaleup(c, a, b, up, sizeof up);
+	snprintf(in, n, "%s", up);
+	snprintf(out, n, "%s + %s%s", up, nic, b != a ? " (bottleneck)" : "");
 }
 
 /* Communication group of `ranks` GPUs of pools a and b (b < 0: a alone),
@@ -262,20 +299,33 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
  * GPU, g - 1 of them for a group of g) is priced in comm.c
  * (comm_fabric.mesh_links) for every in-node group, not the TP one
  * alone: adding it here would count it twice. */
-static double mesh_share(const struct pool *pl, int r)
+/* The same as links: those the group of r reaches, of the *all a GPU
+ * has (V100 6, A100 12 with 4 a pair, H100 and GH200 18 with 6 a pair);
+ * 0 when the group has them all. The communication table's TP row names
+ * them: "NVLink (1 of 6 links)". */
+static int mesh_links_of(const struct pool *pl, int r, int *all)
 {
+	*all = 0;
 	if (pl->intra != INTRA_NVLINK || perf_domain_gpus(pl) != pl->gpus_per_node ||
 	    r < 2 || r >= pl->gpus_per_node)
 		return 0;
 	if (pl->gpu.gen == GEN_VOLTA) {
-		int links = pl->gpus_per_node == 8 ? (r == 2 ? 1 : r == 4 ? 4 : 0)
-			    : pl->gpus_per_node == 4 && r == 2 ? 2 : 0;
-		return (double)links / V100_LINKS;
+		*all = V100_LINKS;
+		return pl->gpus_per_node == 8 ? (r == 2 ? 1 : r == 4 ? 4 : 0)
+		       : pl->gpus_per_node == 4 && r == 2 ? 2 : 0;
 	}
 	if ((pl->gpu.gen == GEN_AMPERE || pl->gpu.gen == GEN_HOPPER) &&
-	    pl->gpus_per_node == 4 && r == 2)
-		return 1.0 / 3.0;
+	    pl->gpus_per_node == 4 && r == 2) {
+		*all = pl->gpu.gen == GEN_AMPERE ? 12 : 18;
+		return *all / 3;
+	}
 	return 0;
+}
+
+static double mesh_share(const struct pool *pl, int r)
+{
+	int all, links = mesh_links_of(pl, r, &all);
+	return links > 0 && all > 0 ? (double)links / all : 0;
 }
 
 /* Time of one collective on group g (0 when nothing moves or the
@@ -352,6 +402,15 @@ static struct perf_comm *note_comm(struct estimate *e, enum perf_dim d, enum com
 	pc->group_nodes = (g->ranks + g->ranks_per_node - 1) / g->ranks_per_node;
 	memcpy(pc->link, g->ranks <= g->ranks_per_node ? pg->link->name_in : pg->link->name_out,
 	       sizeof pc->link);
+	/* a group inside a node of a full mesh (comm.c's mesh_links: the
+	 * 8-GPU xGMI mesh, 7 links a GPU) reaches the g - 1 links among its
+	 * g GPUs, as comm.c prices it: "xGMI (1 of 7 links)" on a pair */
+	int mesh = pg->link->base.fab.mesh_links;
+	if (g->ranks <= g->ranks_per_node && mesh > 0 && g->ranks >= 2 && g->ranks <= mesh) {
+		size_t l = strnlen(pc->link, sizeof pc->link - 1);
+		snprintf(pc->link + l, sizeof pc->link - l, " (%d of %d links)", g->ranks - 1,
+			 mesh);
+	}
 	pc->algo = r->algo;
 	pc->proto = r->proto;
 	pc->time_s = time_s;
@@ -554,8 +613,14 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 			  &cr, all * x->mb, t_tp * x->mb);
 		return t_tp;
 	}
-	note_comm(e, DIM_TP, op, bytes, per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
-		  all * x->mb, t_tp * x->mb);
+	struct perf_comm *pc = note_comm(e, DIM_TP, op, bytes,
+					 per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
+					 all * x->mb, t_tp * x->mb);
+	int mesh_all, mesh = mesh_links_of(x->pl, tp, &mesh_all);
+	if (pc && mesh > 0 && share > 0 && share < 1 && gt.ranks <= gt.ranks_per_node) {
+		size_t l = strnlen(pc->link, sizeof pc->link - 1);
+		snprintf(pc->link + l, sizeof pc->link - l, " (%d of %d links)", mesh, mesh_all);
+	}
 	return t_tp;
 }
 

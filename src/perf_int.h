@@ -546,6 +546,11 @@ void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t
  * costed at its slower member's NICs); both "WAN 100G" when the pools
  * are at two sites. */
 void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out, size_t n);
+/* The name of pool pl's scale-up link, the one every table reads (the
+ * communication table, plan's "tp links:", reports, the TUI's Detail):
+ * "PCIe"; "xGMI" on AMD Instinct parts; "Gaudi RoCE" on Gaudi;
+ * "NVSwitch" or "NVLink" (a mesh or bridge without a switch) on NVIDIA. */
+const char *perf_scaleup_label(const struct pool *pl);
 
 /* perf_comm.c: exposed communication per micro-batch inside the stage, and
  * the data-parallel synchronisation after the pipeline drains. Each notes

@@ -34,6 +34,7 @@ const char *cmd_comm_usage(void)
 	snprintf(buf, sizeof buf,
 		 "hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
 		 "         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie]\n"
+		 "         [--pcie GEN.0xLANES]\n"
 		 "         [--transport %s]\n"
 		 "         [--algo auto|ring|tree|nvls|nvls_tree|pat] [--proto auto|ll|ll128|simple]\n"
 		 "         [--format table|json] [--sweep MIN:MAX]\n",
@@ -54,7 +55,10 @@ static const char comm_help_head[] =
 	"                     (default: the GPU's, 72 for GB200 NVL72; else a node)\n"
 	"  --nic-gbps G       line rate of one NIC, Gb/s (default: the GPU's usual node)\n"
 	"                     (a machine type given as --transport sets both: a3-highgpu-8g 4 x 200)\n"
-	"  --intra KIND       link inside a node (default: the GPU's usual node)\n";
+	"  --intra KIND       link inside a node (default: the GPU's usual node)\n"
+	"  --pcie GEN.0xLANES each GPU's PCIe link to its host, e.g. 4.0x8 (also 4x8,\n"
+	"                     gen4x8), as a pool's key pcie (default: the catalog's,\n"
+	"                     x16 at the GPU's generation; docs/pcie.md)\n";
 
 static const char comm_help_tail[] =
 	"  --algo A           force an algorithm (default auto: NCCL's choice)\n"
@@ -92,7 +96,7 @@ static const char *comm_help(void)
 }
 
 enum { O_COLL = 256, O_BYTES, O_GPU, O_GPN, O_NODES, O_NICS, O_NVL, O_NICGBPS,
-       O_INTRA, O_ALGO, O_PROTO, O_FORMAT, O_SWEEP, O_TRANSPORT };
+       O_INTRA, O_ALGO, O_PROTO, O_FORMAT, O_SWEEP, O_TRANSPORT, O_PCIE };
 
 static const struct option comm_opts[] = {
 	{ "collective", required_argument, 0, O_COLL },
@@ -104,6 +108,7 @@ static const struct option comm_opts[] = {
 	{ "nvl-domain", required_argument, 0, O_NVL },
 	{ "nic-gbps", required_argument, 0, O_NICGBPS },
 	{ "intra", required_argument, 0, O_INTRA },
+	{ "pcie", required_argument, 0, O_PCIE },
 	{ "transport", required_argument, 0, O_TRANSPORT },
 	{ "algo", required_argument, 0, O_ALGO },
 	{ "proto", required_argument, 0, O_PROTO },
@@ -157,6 +162,7 @@ struct comm_args {
 	const char *gpu_name;
 	int have_coll, have_bytes, have_sweep, gpn, nodes;
 	int nics, have_intra, json, nvl_domain;
+	int pcie_gen, pcie_lanes;  /* --pcie; 0: the catalog's link */
 	double bytes, nic_gbps, smin, smax;
 	enum comm_coll coll;
 	enum comm_algo algo;
@@ -178,6 +184,11 @@ static void net_json(cJSON *o, const struct comm_args *a)
 	if (a->transport_name[0] && strcmp(a->transport_name, comm_transport_name(a->transport)))
 		cJSON_AddStringToObject(o, "machine_type", a->transport_name);
 	cJSON_AddStringToObject(o, "intra", hp_intra_name(a->intra));
+	if (a->pcie_gen > 0) {
+		char pcie[16];
+		snprintf(pcie, sizeof pcie, "%d.0x%d", a->pcie_gen, a->pcie_lanes);
+		cJSON_AddStringToObject(o, "pcie", pcie);
+	}
 }
 
 /* "8 x 400 Gb/s NICs per node, ib" ("..., tcpx (a3-highgpu-8g)"). */
@@ -186,8 +197,12 @@ static char *net_text(char *buf, size_t n, const struct comm_args *a)
 	int w = snprintf(buf, n, "%d x %g Gb/s NICs per node, %s", a->node_nics, a->nic_gbps,
 			 comm_transport_name(a->transport));
 	if (w >= 0 && (size_t)w < n && a->transport_name[0] &&
-	    strcmp(a->transport_name, comm_transport_name(a->transport)))
-		snprintf(buf + w, n - (size_t)w, " (%s)", a->transport_name);
+	    strcmp(a->transport_name, comm_transport_name(a->transport))) {
+		int w2 = snprintf(buf + w, n - (size_t)w, " (%s)", a->transport_name);
+		w = w2 < 0 ? -1 : w + w2;
+	}
+	if (w >= 0 && (size_t)w < n && a->pcie_gen > 0)
+		snprintf(buf + w, n - (size_t)w, "; PCIe %d.0x%d", a->pcie_gen, a->pcie_lanes);
 	return buf;
 }
 
@@ -258,6 +273,13 @@ static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 		/* 1 to 1e5 Gb/s, as a cluster file's nic_gbps. */
 		if (e == arg || *e || !(a->nic_gbps >= 1 && a->nic_gbps <= 1e5))
 			return usage_error("comm", "nic-gbps", "a line rate from 1 to 100000 Gb/s, e.g. 400", arg);
+		return 0;
+	case O_PCIE:
+		/* the pool key pcie's parser (cluster_pcie_parse) */
+		if (cluster_pcie_parse(arg, &a->pcie_gen, &a->pcie_lanes))
+			return usage_error("comm", "pcie",
+					   "a PCIe link GEN.0xLANES, generation 3 to 6 and lanes 1, 2, "
+					   "4, 8 or 16, e.g. 4.0x8", arg);
 		return 0;
 	case O_INTRA:
 		if (hp_intra_parse(arg, &a->intra))
@@ -534,6 +556,14 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 		fprintf(stderr, "hetplan comm: --nodes: expected at most 1000000 GPUs in all, got %d x %d\n",
 			a.nodes, a.gpn);
 		return HP_EXIT_USAGE;
+	}
+	/* --pcie on this run's copy of the GPU, as a pool's key pcie sets
+	 * its pool's copy (comm_fabric_init reads the pair) */
+	struct gpu_spec gcopy = *gpu;
+	if (a.pcie_gen > 0) {
+		gcopy.pcie_gen = a.pcie_gen;
+		gcopy.pcie_lanes = a.pcie_lanes;
+		gpu = &gcopy;
 	}
 	struct comm_group g;
 	build_group(&a, gpu, &g);
