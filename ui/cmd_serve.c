@@ -7,6 +7,7 @@
 #include "serve_report.h"
 #include "serve_search.h"
 #include "table.h"
+#include "utf8.h"
 #include "workspace.h"
 
 #include <assert.h>
@@ -535,7 +536,7 @@ static int serve_estimate_out(const struct cluster *c, const struct model_spec *
 	res->n_cands = 1;
 	res->n_buckets = 1;
 	if (!r.fits) {
-		snprintf(res->why, sizeof res->why, "%.300s", r.why);
+		snprintf(res->why, sizeof res->why, "%.*s", UTF8_CUT(r.why, 300));
 		src = -1;
 		err->code = HP_EXIT_NOFIT;
 	}
