@@ -1,0 +1,64 @@
+#!/bin/sh
+# test_hard51.sh — hardening leftovers of review 51 (docs/hardening.md,
+# "Round hard51"). Each block failed before its fix. Run from the
+# repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib.sh
+EU=$(printf '\342\202\254')   # the euro sign, 3 bytes in UTF-8
+E10="$EU$EU$EU$EU$EU$EU$EU$EU$EU$EU"
+
+# 1. Names cut with a byte precision inside a UTF-8 character; the
+# terminal sink then drew the cut byte as "\xE2" or "\xE2\x82". None of
+# the names or paths below holds a backslash, so any "\x" in a message is
+# a cut byte.
+
+# 1a. search.c, the nearest memory miss: its plan label is cut at 60
+# bytes ("%.60s"). Four pools named a1EE..a4EE (E the euro sign, 8 bytes
+# each) give the label "a1EE tp4 pp1 + a2EE tp4 pp1 + a3EE tp4 pp1 + a4EE
+# tp4 pp1": segments of 8 + 8 bytes, joined by " + ", so the fourth name
+# starts at byte 3 x 19 = 57 and its first euro takes bytes 59..61 (hand
+# count); the cut at 60 fell inside it. The whole-character cut ends the
+# label at "+ a4".
+printf '{"name": "e", "pools": [' >"$T/c4.json"
+for i in 1 2 3 4; do
+	[ $i = 1 ] || printf ', ' >>"$T/c4.json"
+	case $i in 1|3) g=L4 ;; *) g=A10G ;; esac
+	case $i in 1|2) n=8 ;; *) n=4 ;; esac
+	printf '{"name": "a%d%s%s", "gpu": "%s", "nodes": 1, "gpus_per_node": %d}' \
+		$i "$EU" "$EU" $g $n >>"$T/c4.json"
+done
+printf ']}\n' >>"$T/c4.json"
+expect 4 "the nearest miss is " $H plan -c "$T/c4.json" -m llama3.1-70b --gbs 64
+grep -q '\\x' "$T/err" && bad "nearest miss label cut inside a character: $(head -c 300 "$T/err")" || ok
+grep -qF "+ a4, dp" "$T/err" && ok || bad "nearest miss label: $(head -c 300 "$T/err")"
+
+# 1b. workspace.c: the workspace path is cut at 120 bytes ("%.120s") in
+# its serve messages, and at 100 in the precision's source. A path under
+# a directory of 40 euro signs crosses byte 120 inside that directory;
+# the three prefixes move the cut by one byte each, so one of them lands
+# inside a character whatever the scratch directory's length.
+E40="$E10$E10$E10$E10"
+for pre in a ab abc; do
+	d="$T/$pre/$E40"
+	mkdir -p "$d" || { bad "mkdir $pre"; continue; }
+	printf '{"version": 1, "cluster": {"name": "s", "pools": [{"name": "h", "gpu": "H100-SXM", "nodes": 1}]}, "model": "llama3.1-8b", "serve": {"isl": 100, "osl": 100}}\n' >"$d/ws.json"
+	expect 3 ': serve: give "rate"' $H report "$d/ws.json" -o "$T/r.md"
+	grep -q '\\x' "$T/err" && bad "workspace $pre: path cut inside a character: $(head -c 300 "$T/err")" || ok
+	python3 -c "open('$T/err', encoding='utf-8').read()" 2>/dev/null && ok ||
+		bad "workspace $pre: message is not UTF-8"
+done
+
+# 1c. cmd_launch.c: a plan file's path is cut at 250 bytes ("%.250s")
+# when its framework is estimate-only. Two directories of 40 euro signs
+# put byte 250 inside one; three prefixes as in 1b.
+for pre in a ab abc; do
+	d="$T/l$pre/$E40/$E40"
+	mkdir -p "$d" || { bad "mkdir l$pre"; continue; }
+	printf '{"mbs": 1, "gbs": 8, "framework": "internlm", "replicas": [{"count": 8, "stages": [{"pool": "a", "first_layer": 0, "last_layer": 23}]}]}' >"$d/il.json"
+	expect 2 "is estimate-only" $H launch --pool 1x8xA100-SXM4-80GB,name=a -m gpt-1.7b --plan "$d/il.json"
+	grep -q '\\x' "$T/err" && bad "launch $pre: path cut inside a character: $(head -c 400 "$T/err")" || ok
+done
+finish test_hard51
