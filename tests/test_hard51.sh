@@ -61,4 +61,35 @@ for pre in a ab abc; do
 	expect 2 "is estimate-only" $H launch --pool 1x8xA100-SXM4-80GB,name=a -m gpt-1.7b --plan "$d/il.json"
 	grep -q '\\x' "$T/err" && bad "launch $pre: path cut inside a character: $(head -c 400 "$T/err")" || ok
 done
+# 2. Numeric flags parsed with strtod directly took a leading space, '+'
+# and hex ("0x1" is 1 to strtod, "0x1p-4" is 0.0625), none of which a
+# user types for a decimal number; util.h's parsers, which the other
+# flags use (--gbs, --tokens, --isl), refuse them. Each is exit 2 naming
+# the flag now. inf and nan were refused by the range checks already and
+# still are.
+S="$H serve --pool 1x8xH100-SXM -m llama3.1-8b --isl 100 --osl 100"
+for v in " 1" "+1" "0x1" "inf" "nan"; do
+	expect 2 "--rate: expected requests/s above 0" $S --rate "$v"
+	expect 2 "--ttft-p99: expected seconds above 0" $S --rate 1 --ttft-p99 "$v"
+	expect 2 "--tpot-p99: expected seconds above 0" $S --rate 1 --tpot-p99 "$v"
+	expect 2 "--step-overhead: expected seconds above 0" $S --rate 1 --step-overhead "$v"
+	expect 2 "--nic-gbps: expected a line rate" $H comm --collective allreduce --bytes 1G \
+		--gpu H100-SXM --gpus-per-node 8 --nodes 2 --nics 8 --nic-gbps "${v}00"
+done
+for v in " 0.5" "+0.5" "0x1p-1" "inf" "nan"; do
+	expect 2 "--gpu-util: expected a share from 0.1 to 1" $S --rate 1 --gpu-util "$v"
+done
+for v in " 0.05" "+0.05" "0x1p-5" "nan"; do
+	expect 2 "--mem-headroom: expected a fraction from 0 to 0.5" $H plan --pool 1x8xH100-SXM \
+		-m llama3.1-8b --mem-headroom "$v"
+	expect 2 "--mem-headroom: expected a fraction from 0 to 0.5" $H estimate --pool 1x8xH100-SXM \
+		-m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8 --mem-headroom "$v"
+done
+# plain decimals still read
+expect 0 "" $S --rate 1e0 --ttft-p99 .5 --tpot-p99 0.1 --gpu-util 0.9 --step-overhead 0.009
+expect 0 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8 \
+	--mem-headroom .05
+expect 0 "" $H comm --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 \
+	--nodes 2 --nics 8 --nic-gbps 4e2
+
 finish test_hard51

@@ -188,12 +188,12 @@ const struct option *cmd_serve_options(void)
 	return all;
 }
 
-/* A positive number of seconds (or requests/s) below max. */
+/* A positive number of seconds (or requests/s) below max, decimal only
+ * (util.h's parser: no leading space, sign, hex or inf/nan). */
 static int parse_pos(const char *s, double max, double *out)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end || !isfinite(v) || v <= 0 || v > max)
+	double v;
+	if (hp_parse_number(s, &v) || v <= 0 || v > max)
 		return -1;
 	*out = v;
 	return 0;
