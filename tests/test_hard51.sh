@@ -92,4 +92,22 @@ expect 0 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1
 expect 0 "" $H comm --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 \
 	--nodes 2 --nics 8 --nic-gbps 4e2
 
+# 3. Markdown export: esc_md wrote '>' as "&gt;", which shows as "&gt;"
+# in a viewer that does not decode HTML entities; a plan label such as
+# "east>west pp2" (a pipeline from pool east to pool west) sits in the
+# report's "Chosen plan" heading. Markdown gives '>' a meaning only first
+# on a line (a block quote, CommonMark 0.31 section 5.1), so it stays as
+# it is after text. llama2-13b on two 4-GPU A100-40GB pools: the best
+# plan is the pp2 pipeline across both (its label written by hand from
+# the label's form, "A>B ppN").
+printf '{"name": "we", "pools": [{"name": "west", "gpu": "A100-SXM4-40GB", "nodes": 1, "gpus_per_node": 4}, {"name": "east", "gpu": "A100-SXM4-40GB", "nodes": 1, "gpus_per_node": 4}]}\n' >"$T/we.json"
+expect 0 "" $H plan -c "$T/we.json" -m llama2-13b --gbs 64 --top 3 --format md -o "$T/we.md"
+grep -qx '## Chosen plan: rank 1, east>west pp2' "$T/we.md" && ok ||
+	bad "md heading: $(grep -m1 'Chosen plan' "$T/we.md")"
+grep -q '&gt;' "$T/we.md" && bad "md: '>' written as &gt;: $(grep -m1 '&gt;' "$T/we.md")" || ok
+# esc_md does not know whether its text starts a line, so a text that
+# starts with '>' is written "\>" (CommonMark 2.4: shows as ">")
+expect 0 "" $H plan --pool '1x8xH100-SXM,name=>edge' -m llama3.1-8b --gbs 64 --top 1 --format md
+grep -qF '| \>edge | H100-SXM |' "$T/out" && ok || bad "md: '>edge': $(grep -m1 edge "$T/out")"
+
 finish test_hard51
