@@ -110,4 +110,21 @@ grep -q '&gt;' "$T/we.md" && bad "md: '>' written as &gt;: $(grep -m1 '&gt;' "$T
 expect 0 "" $H plan --pool '1x8xH100-SXM,name=>edge' -m llama3.1-8b --gbs 64 --top 1 --format md
 grep -qF '| \>edge | H100-SXM |' "$T/out" && ok || bad "md: '>edge': $(grep -m1 edge "$T/out")"
 
+# 4. A pool's price source names the offer's machine; when the node holds
+# fewer or more GPUs than that machine, the node's price is a share of the
+# machine's and the text says which (pricing.c node_share). Embedded
+# snapshot offers (data/prices.csv, `hetplan prices`): gcp a2-megagpu-16g
+# 16 x A100 40GB 55.740 $/h, aws g6e.12xlarge 4 x L40S 10.493 $/h. By
+# hand: a node of 8 A100s is 16/8 = half the machine (27.870), of 8 L40S
+# twice a g6e.12xlarge (20.985), of 3 L40S 3/4 of one (7.869), of 4 the
+# machine itself (10.493, no share).
+expect 0 "" $H plan --pool '1x8xA100-SXM4-40GB,provider=gcp,name=a' --pool 1x8xL40S,name=l8 \
+	--pool 1x4xL40S,name=l4 --pool 1x3xL40S,name=l3 -m llama3.1-8b --gbs 64 --top 1 --format md
+for want in '| 27.870 | 3.484 | gcp a2-megagpu-16g us-central1 on-demand / 2 |' \
+	'| 20.985 | 2.623 | aws g6e.12xlarge us-west-2 on-demand x 2 |' \
+	'| 10.493 | 2.623 | aws g6e.12xlarge us-west-2 on-demand |' \
+	'| 7.869 | 2.623 | aws g6e.12xlarge us-west-2 on-demand x 3/4 |'; do
+	grep -qF -- "$want" "$T/out" && ok || bad "price source: want '$want': $(grep -F ' | ' "$T/out" | grep -F -- '-demand' | head -4)"
+done
+
 finish test_hard51
