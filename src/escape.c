@@ -200,25 +200,37 @@ static void md_bytes(struct sbuf *b, const char *s, int n)
 	}
 }
 
+/* '>' is Markdown only as a block quote marker: first on a line after at
+ * most 3 spaces (CommonMark 0.31, 5.1 "Block quotes"). esc_md's text has
+ * no line break of its own (CR and LF become spaces), so only a '>' that
+ * only spaces precede in s can be one, when a caller starts a line with
+ * s; it is written "\>" (2.4: shows as ">"). Anywhere else '>' starts
+ * nothing, '<' being escaped, and is written as it is: "&gt;" is an
+ * entity only where a viewer decodes HTML, and showed as "&gt;" in plan
+ * labels ("west>east pp2") in a title in other viewers. */
 void esc_md(struct sbuf *b, const char *s)
 {
 	assert(b && s);
+	int lead = 1;   /* only spaces so far */
 	while (*s) {
 		unsigned cp;
 		int n = utf8_len(s, &cp);
 		char one[2] = { *s, 0 };
 		if (n == 1 && (*s == '\n' || *s == '\r'))
 			sbuf_addc(b, ' ');
-		else if (n == 1 && (*s == '|' || md_markup(*s))) {
+		else if (n == 1 && (*s == '|' || md_markup(*s) || (*s == '>' && lead))) {
 			sbuf_addc(b, '\\');
 			sbuf_addc(b, *s);
 		}
-		else if (n == 1 && strchr("&<>\"'", *s))
+		else if (n == 1 && *s == '>')
+			sbuf_addc(b, '>');
+		else if (n == 1 && strchr("&<\"'", *s))
 			esc_html(b, one);
 		else if (!n || utf8_is_control(cp))
 			md_bytes(b, s, n ? n : 1);
 		else
 			sbuf_addn(b, s, (size_t)n);
+		lead = lead && n == 1 && strchr(" \n\r", *s);   /* CR and LF show as spaces */
 		s += n ? n : 1;
 	}
 }

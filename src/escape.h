@@ -57,8 +57,10 @@ void esc_csv(struct sbuf *b, const char *s);
 /* HTML text and attributes (and SVG): & < > " ' as entities. */
 void esc_html(struct sbuf *b, const char *s);
 
-/* Markdown text and table cells: HTML-escaped (Markdown passes raw HTML
- * through), | as \|, CR and LF as spaces, other control characters and
+/* Markdown text and table cells: & < " ' as HTML entities (Markdown
+ * passes raw HTML through), '>' as it is but "\>" where only spaces
+ * precede it in s (a block quote marker when s starts a line), | as \|,
+ * CR and LF as spaces, other control characters and
  * bytes that are no UTF-8 as \\xNN per byte (showing \xNN), and the
  * characters that start markup (` * _ ~ [ ] \ #) after a backslash, so a
  * name makes no link, image, code span, emphasis or heading change. */

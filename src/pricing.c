@@ -521,6 +521,29 @@ void pricing_describe_age(const struct price_source_info *s, double now, char *b
 		 age);
 }
 
+/* How an offer's machine price maps to a pool's node, written after the
+ * offer in the pool's price source: the node's price is the machine's
+ * per-GPU price x its GPUs per node, so a node of 8 GPUs priced from a
+ * 16-GPU a2-megagpu-16g pays half the machine's hourly price (" / 2"),
+ * one of 8 L40S from a 4-GPU g6e.12xlarge twice it (" x 2"), and other
+ * shares are written as GPUs of the node over the machine's (" x 8/12").
+ * Nothing when the node is the machine. The catalog reference's "/ 8"
+ * (data/gpus.json reference_price_source) is the machine's price per GPU,
+ * not per node. */
+static void node_share(char *buf, size_t n, double machine_gpus, int node_gpus)
+{
+	buf[0] = '\0';
+	if (!(machine_gpus > 0) || node_gpus < 1 || fabs(machine_gpus - node_gpus) < 1e-9)
+		return;
+	double down = machine_gpus / node_gpus, up = node_gpus / machine_gpus;
+	if (down > 1 && fabs(down - round(down)) < 1e-9)
+		snprintf(buf, n, " / %g", round(down));
+	else if (up > 1 && fabs(up - round(up)) < 1e-9)
+		snprintf(buf, n, " x %g", round(up));
+	else
+		snprintf(buf, n, " x %d/%g", node_gpus, machine_gpus);
+}
+
 int pricing_apply(const struct price_book *pb, struct cluster *c)
 {
 	int priced = 0;
@@ -561,10 +584,12 @@ int pricing_apply(const struct price_book *pb, struct cluster *c)
 			snprintf(fb, sizeof fb, " (fallback: no %.*s offer)",
 				 UTF8_CUT(machine, 31));
 		const char *sn = s && s->origin != PRICE_EMBEDDED ? s->name : "";
+		char share[48];
+		node_share(share, sizeof share, o->gpus, p->gpus_per_node);
 		snprintf(p->price_source, sizeof p->price_source,
-			 "%.*s %.*s %.*s %s%s; %.*s%s%.*s", UTF8_CUT(o->provider, 10),
+			 "%.*s %.*s %.*s %s%s%s; %.*s%s%.*s", UTF8_CUT(o->provider, 10),
 			 UTF8_CUT(*o->instance ? o->instance : "-", 28),
-			 UTF8_CUT(o->region, 16), o->spot ? "spot" : "on-demand", fb,
+			 UTF8_CUT(o->region, 16), o->spot ? "spot" : "on-demand", share, fb,
 			 UTF8_CUT(sn, 24), *sn ? " " : "", UTF8_CUT(age, 20));
 		(void)now;
 		priced++;

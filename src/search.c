@@ -785,8 +785,8 @@ void mem_miss_offer(struct ctx *x, struct search_plan *sp)
 			 hp_fmt_bytes(lb, sizeof lb, keep), x->o->mem_headroom,
 			 hp_fmt_bytes(cb, sizeof cb, cap), 100 * (total / keep - 1));
 	snprintf(x->mem_desc, sizeof x->mem_desc,
-		 "%.60s, dp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage %s",
-		 res->mem_miss.label, plan_dp(p), plan_recompute_name(p->recompute), p->zero, p->mbs,
+		 "%.*s, dp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage %s",
+		 UTF8_CUT(res->mem_miss.label, 60), plan_dp(p), plan_recompute_name(p->recompute), p->zero, p->mbs,
 		 what);
 }
 

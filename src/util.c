@@ -199,6 +199,17 @@ static int parse_number(const char *s, double *v, const char **end)
 	return 0;
 }
 
+int hp_parse_number(const char *s, double *out)
+{
+	assert(out);
+	double v;
+	const char *e;
+	if (parse_number(s, &v, &e) || *e)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int hp_parse_quantity(const char *s, double *out)
 {
 	assert(out);

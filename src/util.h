@@ -71,6 +71,11 @@ int hp_edit_distance(const char *a, const char *b);
  * sign, space, hex or inf/nan. Each returns 0 and sets *out, or -1 and
  * leaves *out alone; s may be NULL (-1), out may not (asserted). */
 
+/* Parse a plain number ("0.05", "400", "1e3"), no suffix: the parser of
+ * every numeric flag without a unit (--rate, --mem-headroom, --nic-gbps).
+ * Returns 0 or -1; the caller checks the range. */
+int hp_parse_number(const char *s, double *out);
+
 /* Parse a count with an optional SI suffix: "2T" = 2e12, "1.5M", "300B",
  * "4k". Returns 0 on success, -1 if s is not such a finite number. */
 int hp_parse_quantity(const char *s, double *out);

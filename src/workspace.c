@@ -12,6 +12,7 @@
 
 #include "jsonx.h"
 #include "serve_search.h"
+#include "utf8.h"
 
 /* ---- Settings tables (fields.h) for the cluster's fabric and the
  * workload (a pool's is cluster.c's pool_fields). cluster.c reads the
@@ -332,8 +333,8 @@ static int serve_check_bf16(const struct workspace *w, const char *file, struct 
 		if (!given || any || c->n_pools < 1)
 			continue;
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%.120s: serve.%s: \"bf16\": %s %s; \"fp16\" runs, or leave "
-				  "\"%s\" out for the default (fp16 there)", file,
+				  "%.*s: serve.%s: \"bf16\": %s %s; \"fp16\" runs, or leave "
+				  "\"%s\" out for the default (fp16 there)", UTF8_CUT(file, 120),
 				  k ? "kv_cache" : "weights", c->pools[0].gpu.name, SERVE_NO_BF16_WHY,
 				  k ? "kv_cache" : "weights");
 	}
@@ -364,7 +365,7 @@ static int serve_parse(struct workspace *w, const cJSON *root, const char *file,
 	if (serve_check_bf16(w, file, err) < 0)
 		return -1;
 	if (*sv->model && !catalog_model(cat, sv->model)) {
-		snprintf(where, sizeof where, "%.120s: serve.model", file);
+		snprintf(where, sizeof where, "%.*s: serve.model", UTF8_CUT(file, 120));
 		catalog_model_unknown(cat, sv->model, where, err);
 		return -1;
 	}
@@ -377,20 +378,20 @@ static int serve_parse(struct workspace *w, const cJSON *root, const char *file,
 		if (serve_dist_parse(v, &d, err) < 0) {
 			char msg[sizeof err->msg];
 			hp_strlcpy(msg, err->msg, sizeof msg);
-			return hp_err_set(err, HP_EXIT_INPUT, "%.120s: serve.%s: %.300s", file,
-					  i ? "osl" : "isl", msg);
+			return hp_err_set(err, HP_EXIT_INPUT, "%.*s: serve.%s: %.*s",
+					  UTF8_CUT(file, 120), i ? "osl" : "isl", UTF8_CUT(msg, 300));
 		}
 	}
 	/* `serve` refuses --rate with --offline: offline is the most the
 	 * cluster serves, with no rate to meet */
 	if (sv->offline && sv->rate > 0)
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%.120s: serve: \"rate\" and \"offline\" exclude each other (offline: "
-				  "the most the cluster serves, no rate)", file);
+				  "%.*s: serve: \"rate\" and \"offline\" exclude each other (offline: "
+				  "the most the cluster serves, no rate)", UTF8_CUT(file, 120));
 	if (!sv->offline && sv->rate <= 0)
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%.120s: serve: give \"rate\" (requests/s above 0) or \"offline\": true",
-				  file);
+				  "%.*s: serve: give \"rate\" (requests/s above 0) or \"offline\": true",
+				  UTF8_CUT(file, 120));
 	sv->set = 1;
 	return 0;
 }
@@ -421,7 +422,7 @@ int workspace_parse(struct workspace *w, const char *text, size_t len, const cha
 		goto out;
 	char *ctext = cJSON_PrintUnformatted(cl);
 	char where[160];
-	snprintf(where, sizeof where, "%.120s: cluster", file);
+	snprintf(where, sizeof where, "%.*s: cluster", UTF8_CUT(file, 120));
 	int crc = cluster_parse_json(&w->cluster, ctext, strlen(ctext), where, cat, err);
 	free(ctext);
 	if (crc < 0)
@@ -431,7 +432,7 @@ int workspace_parse(struct workspace *w, const char *text, size_t len, const cha
 	if (cJSON_IsString(mo)) {
 		const struct model_spec *ms = catalog_model(cat, mo->valuestring);
 		if (!ms) {
-			snprintf(where, sizeof where, "%.120s: model", file);
+			snprintf(where, sizeof where, "%.*s: model", UTF8_CUT(file, 120));
 			catalog_model_unknown(cat, mo->valuestring, where, err);
 			goto out;
 		}
@@ -456,7 +457,8 @@ int workspace_parse(struct workspace *w, const char *text, size_t len, const cha
 	if (!w->opts.gbs)
 		w->opts.gbs = 1024;
 	/* the planner's messages on the precision name this file's key */
-	snprintf(w->opts.precision_from, sizeof w->opts.precision_from, "%.100s: workload%s", file,
+	snprintf(w->opts.precision_from, sizeof w->opts.precision_from, "%.*s: workload%s",
+		 UTF8_CUT(file, 100),
 		 wl && cJSON_GetObjectItemCaseSensitive(wl, "precision") ? ""
 		 : " (no precision key: the default)");
 	if (serve_parse(w, root, file, cat, err) < 0)

@@ -67,13 +67,14 @@ pool p16.json A100-SXM4-40GB 16 a2-megagpu-16g
 json 'p=d["cost"]["price_sources"][0]; assert abs(p["usd_per_node_hour"] - 55.73951) < 1e-9, p; assert p["source"] == "gcp a2-megagpu-16g us-central1 on-demand; embedded snapshot", p'
 # an a3-megagpu-8g pool: the snapshot has no such row; the nearest H100
 # offer (a3-highgpu-1g 1.18251 + H100 x 1 4.20076 = 5.38327 a GPU-hour,
-# 43.06616 a node of 8) and the text says it fell back
+# 43.06616 a node of 8: the 1-GPU machine's price x 8) and the text says
+# it fell back
 pool p8.json H100-SXM 8 a3-megagpu-8g
 "$H" estimate -c "$T/p8.json" -m llama3.1-8b --tp 8 --pp 1 --gbs 64 --mbs 1 --format json >"$T/out" 2>"$T/err" ||
 	bad "a3-megagpu-8g estimate: $(cat "$T/err")"
-json 'p=d["cost"]["price_sources"][0]; assert abs(p["usd_per_node_hour"] - 43.06616) < 1e-9, p; assert p["source"] == "gcp a3-highgpu-1g us-central1 on-demand (fallback: no a3-megagpu-8g offer); embedded snapshot", p'
+json 'p=d["cost"]["price_sources"][0]; assert abs(p["usd_per_node_hour"] - 43.06616) < 1e-9, p; assert p["source"] == "gcp a3-highgpu-1g us-central1 on-demand x 8 (fallback: no a3-megagpu-8g offer); embedded snapshot", p'
 "$H" estimate -c "$T/p8.json" -m llama3.1-8b --tp 8 --pp 1 --gbs 64 --mbs 1 >"$T/out" 2>&1
-grep -qF 'g $43.066/node-h from gcp a3-highgpu-1g us-central1 on-demand (fallback: no a3-megagpu-8g offer); embedded snapshot' "$T/out" &&
+grep -qF 'g $43.066/node-h from gcp a3-highgpu-1g us-central1 on-demand x 8 (fallback: no a3-megagpu-8g offer); embedded snapshot' "$T/out" &&
 	ok || bad "text price line: $(grep prices "$T/out")"
 
 # 5. A workspace saves the fabric ("tcpxo"), not the machine type: tcpxo on
@@ -87,7 +88,7 @@ w["cluster"] = {"pools": [{"name": "g", "gpu": "H100-SXM", "nodes": 2, "gpus_per
 json.dump(w, open(sys.argv[1] + "/ws.json", "w"))
 PY
 if "$H" report "$T/ws.json" -o "$T/r.md" >"$T/out" 2>"$T/err"; then
-	grep -qF '| gcp a3-highgpu-1g us-central1 on-demand (fallback: no a3-megagpu-8g offer) | embedded snapshot, date unknown |' "$T/r.md" &&
+	grep -qF '| gcp a3-highgpu-1g us-central1 on-demand x 8 (fallback: no a3-megagpu-8g offer) | embedded snapshot, date unknown |' "$T/r.md" &&
 		ok || bad "report price source: $(grep -F 'gcp ' "$T/r.md" | head -2)"
 else
 	bad "report: exit $?: $(cat "$T/err")"

@@ -243,7 +243,17 @@ TEST(csv)
 
 TEST(markdown_html)
 {
-	SINK(esc_md, "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;");
+	/* '<' as an entity: no raw HTML tag; '>' after text starts nothing
+	 * (CommonMark 0.31, 6.6 "Raw HTML" needs the '<') and stays as it is */
+	SINK(esc_md, "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)>");
+	/* '>' first on a line after at most 3 spaces is a block quote
+	 * marker (5.1): escaped where only spaces (or CR/LF, written as
+	 * spaces) precede it, "\>" showing as ">" (2.4); not elsewhere */
+	SINK(esc_md, "west>east pp2", "west>east pp2");
+	SINK(esc_md, ">east", "\\>east");
+	SINK(esc_md, "  >x>y", "  \\>x>y");
+	SINK(esc_md, "\n>x", " \\>x");
+	SINK(esc_md, "a >x", "a >x");
 	SINK(esc_md, "a|b\nc", "a\\|b c");
 	/* Controls as \\xNN (shown as \xNN): the caret forms ^[ ^] ^_ ^\ are
 	 * live Markdown (a link bracket, an emphasis mark, an escape). */

@@ -294,7 +294,7 @@ assert all(not c.startswith("=") for r in rows for c in r), rows
 PY
 $H plan $EV --format md > "$T/e.md" 2>"$T/err" && ok || bad "evil md: $(cat "$T/err")"
 grep -q '<script' "$T/e.md" && bad "raw <script in Markdown" || ok
-grep -qF 'a,b&quot;&lt;script&gt;\|=x' "$T/e.md" && ok || bad "Markdown: name not escaped: $(grep -m1 script "$T/e.md")"
+grep -qF 'a,b&quot;&lt;script>\|=x' "$T/e.md" && ok || bad "Markdown: name not escaped: $(grep -m1 script "$T/e.md")"
 python3 - "$T/e.md" <<'PY' && ok || bad "Markdown table rows with a stray column"
 import re, sys
 # every row of a table has as many unescaped pipes as its header

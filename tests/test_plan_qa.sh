@@ -223,7 +223,7 @@ cat > "$T/hostile.json" <<'EOF'
  "workload": {"gbs": 256, "seq_len": 8192, "objective": "throughput", "top": 2}}
 EOF
 for f in md html csv json; do expect 0 "" $H report "$T/hostile.json" -o "$T/h.$f"; done
-grep -qF '&lt;b&gt;a100\|\~-east tp8 pp1 + &lt;b&gt;a100\|\~-west tp' "$T/h.md" && ok || bad "md label: $(grep -m1 'Best plan' "$T/h.md")"
+grep -qF '&lt;b>a100\|\~-east tp8 pp1 + &lt;b>a100\|\~-west tp' "$T/h.md" && ok || bad "md label: $(grep -m1 'Best plan' "$T/h.md")"
 grep -qF '&lt;b&gt;a100|~-east tp8 pp1 + &lt;b&gt;a100|~-west tp' "$T/h.html" && ok || bad "html label"
 grep -q '^1,<b>a100|~-east tp8 pp1 + <b>a100|~-west tp[0-9]* pp1[^,]*,32,"<b>a100|40,""x""-long-east:16;' "$T/h.csv" && ok ||
 	bad "csv label: $(sed -n 2p "$T/h.csv")"

@@ -183,8 +183,9 @@ TEST(fallback_says_so)
 	struct hp_err err = { 0 };
 	CHECK_EQ_INT(price_one("2x8xH100-SXM,provider=gcp,transport=a3-megagpu-8g", &c, &err), 1);
 	CHECK_NEAR(c.pools[0].usd_per_node_h, 43.06616, 1e-12);
+	/* a node of 8 GPUs priced from a 1-GPU machine: its price x 8 */
 	CHECK_STR(c.pools[0].price_source,
-		  "gcp a3-highgpu-1g us-central1 on-demand (fallback: no a3-megagpu-8g offer); "
+		  "gcp a3-highgpu-1g us-central1 on-demand x 8 (fallback: no a3-megagpu-8g offer); "
 		  "embedded snapshot");
 	/* two a2-highgpu-8g a node: no a2-highgpu-8g offer (no 8-GPU A100
 	 * 40GB accelerator row); the 16-GPU node size's offer, a2-megagpu-16g */
@@ -196,7 +197,14 @@ TEST(fallback_says_so)
 	/* a pool of no machine type says nothing of one */
 	CHECK_EQ_INT(price_one("1x8xH100-SXM,provider=gcp", &c, &err), 1);
 	CHECK_STR(c.pools[0].price_source,
-		  "gcp a3-highgpu-1g us-central1 on-demand; embedded snapshot");
+		  "gcp a3-highgpu-1g us-central1 on-demand x 8; embedded snapshot");
+	/* a node of 8 A100 40GB priced from the 16-GPU a2-megagpu-16g: half
+	 * the machine's 55.73951 $/h, 27.869755, and the source says "/ 2"
+	 * (the text showed the 16-GPU machine with no word of the half) */
+	CHECK_EQ_INT(price_one("1x8xA100-SXM4-40GB,provider=gcp", &c, &err), 1);
+	CHECK_NEAR(c.pools[0].usd_per_node_h, 55.73951 / 2, 1e-12);
+	CHECK_STR(c.pools[0].price_source,
+		  "gcp a2-megagpu-16g us-central1 on-demand / 2; embedded snapshot");
 }
 
 /* A GCP host pairs with its own accelerator. Host rows as SkyPilot's GCP

@@ -243,7 +243,6 @@ static int parse_sweep(struct comm_args *a, const char *arg)
  * error's exit status. */
 static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 {
-	char *e;
 	switch (opt) {
 	case O_NVL:
 		if (hp_parse_int(arg, &a->nvl_domain) || a->nvl_domain < 1 || a->nvl_domain > 100000)
@@ -269,9 +268,8 @@ static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 			return usage_error("comm", "nics", "a whole number of NICs per node from 0 to 1024", arg);
 		return 0;
 	case O_NICGBPS:
-		a->nic_gbps = strtod(arg, &e);
-		/* 1 to 1e5 Gb/s, as a cluster file's nic_gbps. */
-		if (e == arg || *e || !(a->nic_gbps >= 1 && a->nic_gbps <= 1e5))
+		/* 1 to 1e5 Gb/s, as a cluster file's nic_gbps; decimal only */
+		if (hp_parse_number(arg, &a->nic_gbps) || !(a->nic_gbps >= 1 && a->nic_gbps <= 1e5))
 			return usage_error("comm", "nic-gbps", "a line rate from 1 to 100000 Gb/s, e.g. 400", arg);
 		return 0;
 	case O_PCIE:

@@ -595,15 +595,13 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			rc = 0;
 			goto out;
 		case O_NOBOOK: no_book = 1; break;
-		case O_HEADROOM: {
-			char *end;
-			headroom = strtod(optarg, &end);
-			if (end == optarg || *end || !(headroom >= 0 && headroom <= 0.5)) {
+		case O_HEADROOM:
+			/* decimal only (util.h): no space, sign, hex or inf/nan */
+			if (hp_parse_number(optarg, &headroom) || !(headroom <= 0.5)) {
 				rc = usage_error("estimate", "mem-headroom", "a fraction from 0 to 0.5 (0.05 = 5%)", optarg);
 				goto out;
 			}
 			break;
-		}
 		case O_PLAN: plan_file = optarg; break;
 		case O_RANK:
 			if (hp_parse_int(optarg, &rank)) {

@@ -9,6 +9,7 @@
 #include "perf.h"
 #include "report.h"
 #include "sbuf.h"
+#include "utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,8 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	 * the framework is known: the --framework flag's now, a plan file's
 	 * once it is read. */
 	char where[300];
-	snprintf(where, sizeof where, "%.250s%s", a->plan_file ? a->plan_file : "--framework",
+	const char *wfile = a->plan_file ? a->plan_file : "--framework";
+	snprintf(where, sizeof where, "%.*s%s", UTF8_CUT(wfile, 250),
 		 a->plan_file ? ": framework" : "");
 	if (!a->plan_file && launch_refuses_format(p, a->fmt, where, &err) < 0)
 		return cli_fail(&err, HP_EXIT_USAGE);

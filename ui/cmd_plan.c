@@ -147,12 +147,12 @@ const struct option *cmd_plan_options(void)
 	return all;
 }
 
-/* A fraction from 0 to 1 ("0.05"); returns 0, or -1 for anything else. */
+/* A fraction from 0 to 1 ("0.05", decimal only: util.h's parser);
+ * returns 0, or -1 for anything else. */
 static int parse_frac(const char *s, double *out)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end || !(v >= 0 && v <= 1))
+	double v;
+	if (hp_parse_number(s, &v) || !(v <= 1))
 		return -1;
 	*out = v;
 	return 0;

@@ -7,6 +7,7 @@
 #include "serve_report.h"
 #include "serve_search.h"
 #include "table.h"
+#include "utf8.h"
 #include "workspace.h"
 
 #include <assert.h>
@@ -187,12 +188,12 @@ const struct option *cmd_serve_options(void)
 	return all;
 }
 
-/* A positive number of seconds (or requests/s) below max. */
+/* A positive number of seconds (or requests/s) below max, decimal only
+ * (util.h's parser: no leading space, sign, hex or inf/nan). */
 static int parse_pos(const char *s, double max, double *out)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end || !isfinite(v) || v <= 0 || v > max)
+	double v;
+	if (hp_parse_number(s, &v) || v <= 0 || v > max)
 		return -1;
 	*out = v;
 	return 0;
@@ -535,7 +536,7 @@ static int serve_estimate_out(const struct cluster *c, const struct model_spec *
 	res->n_cands = 1;
 	res->n_buckets = 1;
 	if (!r.fits) {
-		snprintf(res->why, sizeof res->why, "%.300s", r.why);
+		snprintf(res->why, sizeof res->why, "%.*s", UTF8_CUT(r.why, 300));
 		src = -1;
 		err->code = HP_EXIT_NOFIT;
 	}
