@@ -81,9 +81,9 @@ wait_for w "Pool h100" || bad "Cluster view's pool editor did not open"
 # the GPU field's "..." (Enter opens the catalog picker) whole
 screen w | grep -qE '^ GPU +H100-SXM \.\.\.$' && ok ||
 	bad "the GPU field does not end in '...': $(screen w | grep -E '^ GPU ')"
-# Price: the 14th field of the pool (after the transport, provider,
-# region and site); j moves over the fields.
-keys w j j j j j j j j j j j j j Enter
+# Price: the 15th field of the pool (after the PCIe link, transport,
+# provider, region and site); j moves over the fields.
+keys w j j j j j j j j j j j j j j Enter
 wait_for w "Price (USD per node-hour;" || bad "Enter on Price did not prompt: $(screen w | tail -1)"
 last=$(screen w | tail -1)
 case $last in
