@@ -172,18 +172,14 @@ static int parse_clock_ref(struct jx_ctx *c, const cJSON *o, const char *file,
 	return 0;
 }
 
-int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
-		      struct gpu_spec *g, struct hp_err *err)
+/* catalog_parse_gpu's steps, in its order; each -1 with err set. */
+
+/* The aliases and the descriptive strings. */
+static int parse_gpu_names(struct jx_ctx *cx, const cJSON *o, const char *file,
+			   const char *path, struct gpu_spec *g, struct hp_err *err)
 {
-	struct jx_ctx c = { file, path, err };
 	int bad;
-	memset(g, 0, sizeof *g);
-	if (!cJSON_IsObject(o))
-		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s: expected an object",
-				  file, path);
-	if (jx_str(&c, o, "name", 1, g->name, sizeof g->name) < 0)
-		return -1;
-	const cJSON *al = jx_arr(&c, o, "aliases", 0, &bad);
+	const cJSON *al = jx_arr(cx, o, "aliases", 0, &bad);
 	if (bad)
 		return -1;
 	const cJSON *it;
@@ -195,29 +191,37 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		if (g->n_aliases < GPU_MAX_ALIASES)
 			hp_strlcpy(g->aliases[g->n_aliases++], it->valuestring, 32);
 	}
-	if (jx_str(&c, o, "vendor", 0, g->vendor, sizeof g->vendor) < 0 ||
-	    jx_str(&c, o, "arch", 0, g->arch, sizeof g->arch) < 0 ||
-	    jx_str(&c, o, "variant", 0, g->variant, sizeof g->variant) < 0 ||
-	    jx_str(&c, o, "form_factor", 0, g->form, sizeof g->form) < 0 ||
-	    jx_str(&c, o, "scaleup", 0, g->scaleup, sizeof g->scaleup) < 0 ||
-	    jx_str(&c, o, "source", 0, g->source, sizeof g->source) < 0 ||
-	    jx_str(&c, o, "reference_price_source", 0, g->ref_price_source,
+	if (jx_str(cx, o, "vendor", 0, g->vendor, sizeof g->vendor) < 0 ||
+	    jx_str(cx, o, "arch", 0, g->arch, sizeof g->arch) < 0 ||
+	    jx_str(cx, o, "variant", 0, g->variant, sizeof g->variant) < 0 ||
+	    jx_str(cx, o, "form_factor", 0, g->form, sizeof g->form) < 0 ||
+	    jx_str(cx, o, "scaleup", 0, g->scaleup, sizeof g->scaleup) < 0 ||
+	    jx_str(cx, o, "source", 0, g->source, sizeof g->source) < 0 ||
+	    jx_str(cx, o, "reference_price_source", 0, g->ref_price_source,
 		   sizeof g->ref_price_source) < 0 ||
-	    jx_num(&c, o, "reference_usd_per_gpu_hour", 0, 0, 1e6,
+	    jx_num(cx, o, "reference_usd_per_gpu_hour", 0, 0, 1e6,
 		   &g->ref_usd_per_gpu_h) < 0)
 		return -1;
+	return 0;
+}
+
+/* Memory, bandwidth, links, power, the measured sweep, the clock
+ * reference, usable memory, SMs, scale-up domain and PCIe. */
+static int parse_gpu_figures(struct jx_ctx *cx, const cJSON *o, const char *file,
+			     const char *path, struct gpu_spec *g, struct hp_err *err)
+{
 	g->gen = gen_from_arch(g->arch);
 	double mem_gb = 0, bw_tbps = 0, link = 0, tdp = 0;
-	if (jx_num(&c, o, "memory_gb", 1, 0.001, 1e5, &mem_gb) < 0)
+	if (jx_num(cx, o, "memory_gb", 1, 0.001, 1e5, &mem_gb) < 0)
 		return -1;
-	if (jx_num(&c, o, "memory_bw_tbps", 0, 0.001, 1e3, &bw_tbps) < 0 ||
-	    jx_num(&c, o, "scaleup_gbyte_s_per_dir", 0, 0, 1e5, &link) < 0 ||
-	    jx_num(&c, o, "tdp_w", 0, 0, 1e5, &tdp) < 0 ||
-	    jx_num(&c, o, "power_limit_w", 0, 1, 1e5, &g->power_limit_w) < 0 ||
-	    jx_num(&c, o, "gemm16_tflops_measured", 0, 0.001, 1e6, &g->gemm16_meas) < 0)
+	if (jx_num(cx, o, "memory_bw_tbps", 0, 0.001, 1e3, &bw_tbps) < 0 ||
+	    jx_num(cx, o, "scaleup_gbyte_s_per_dir", 0, 0, 1e5, &link) < 0 ||
+	    jx_num(cx, o, "tdp_w", 0, 0, 1e5, &tdp) < 0 ||
+	    jx_num(cx, o, "power_limit_w", 0, 1, 1e5, &g->power_limit_w) < 0 ||
+	    jx_num(cx, o, "gemm16_tflops_measured", 0, 0.001, 1e6, &g->gemm16_meas) < 0)
 		return -1;
 	g->gemm16_meas *= 1e12;
-	if (parse_clock_ref(&c, o, file, path, g, err) < 0)
+	if (parse_clock_ref(cx, o, file, path, g, err) < 0)
 		return -1;
 	/* A cJSON null (unknown) is not a number: treat it as absent. */
 	g->mem_bytes = mem_gb * 1e9;
@@ -228,8 +232,8 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 	g->pcie_gen = 4;
 	g->pcie_lanes = 16;
 	double usable_mib = 0;
-	if (jx_num(&c, o, "memory_usable_mib", 0, 1, 1e8, &usable_mib) < 0 ||
-	    jx_int(&c, o, "sm_count", 0, 1, 100000, &g->sms) < 0)
+	if (jx_num(cx, o, "memory_usable_mib", 0, 1, 1e8, &usable_mib) < 0 ||
+	    jx_int(cx, o, "sm_count", 0, 1, 100000, &g->sms) < 0)
 		return -1;
 	g->mem_usable_bytes = usable_mib * 1048576.0;
 	if (g->mem_usable_bytes > gpu_phys_bytes(g))
@@ -237,12 +241,20 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 				  "%s: %s.memory_usable_mib: %g MiB is more than the part's memory_gb %g GB (%g MiB: GPU memory is sold in binary GB); nvidia-smi's memory.total in MiB was meant",
 				  file, path, usable_mib, mem_gb, mem_gb * 1024);
 	int p2p = 1;
-	if (jx_int(&c, o, "scaleup_domain", 0, 1, 100000, &g->domain) < 0 ||
-	    jx_int(&c, o, "pcie_gen", 0, 1, 10, &g->pcie_gen) < 0 ||
-	    jx_bool(&c, o, "p2p", 0, &p2p) < 0)
+	if (jx_int(cx, o, "scaleup_domain", 0, 1, 100000, &g->domain) < 0 ||
+	    jx_int(cx, o, "pcie_gen", 0, 1, 10, &g->pcie_gen) < 0 ||
+	    jx_bool(cx, o, "p2p", 0, &p2p) < 0)
 		return -1;
 	g->no_p2p = !p2p;
-	const cJSON *tf = jx_obj(&c, o, "tflops", 0, &bad);
+	return 0;
+}
+
+/* The tensor peaks per data type. */
+static int parse_gpu_tflops(struct jx_ctx *cx, const cJSON *o, const char *file,
+			    const char *path, struct gpu_spec *g, struct hp_err *err)
+{
+	int bad;
+	const cJSON *tf = jx_obj(cx, o, "tflops", 0, &bad);
 	if (bad)
 		return -1;
 	if (tf) {
@@ -262,13 +274,19 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		if (!g->flops[HP_FP16])
 			g->flops[HP_FP16] = g->flops[HP_BF16];
 	}
-	if (g->ref_tdp_w > 0 && check_clock_ref(g, file, path, err) < 0)
-		return -1;
+	return 0;
+}
+
+/* The usual node: GPUs, intra-node link, NICs, host memory, PCIe lanes. */
+static int parse_gpu_defaults(struct jx_ctx *cx, const cJSON *o, const char *file,
+			      const char *path, struct gpu_spec *g, struct hp_err *err)
+{
+	int bad;
 	g->def_gpus_per_node = 8;
 	g->def_intra = g->link_Bps > 0 ? INTRA_NVLINK : INTRA_PCIE;
 	g->def_nics = 1;
 	g->def_nic_gbps = 100;
-	const cJSON *df = jx_obj(&c, o, "defaults", 0, &bad);
+	const cJSON *df = jx_obj(cx, o, "defaults", 0, &bad);
 	if (bad)
 		return -1;
 	if (df) {
@@ -294,6 +312,25 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 					  file, sub, intra);
 	}
 	return 0;
+}
+
+int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
+		      struct gpu_spec *g, struct hp_err *err)
+{
+	struct jx_ctx c = { file, path, err };
+	memset(g, 0, sizeof *g);
+	if (!cJSON_IsObject(o))
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s: expected an object",
+				  file, path);
+	if (jx_str(&c, o, "name", 1, g->name, sizeof g->name) < 0)
+		return -1;
+	if (parse_gpu_names(&c, o, file, path, g, err) < 0 ||
+	    parse_gpu_figures(&c, o, file, path, g, err) < 0 ||
+	    parse_gpu_tflops(&c, o, file, path, g, err) < 0)
+		return -1;
+	if (g->ref_tdp_w > 0 && check_clock_ref(g, file, path, err) < 0)
+		return -1;
+	return parse_gpu_defaults(&c, o, file, path, g, err);
 }
 
 /* GPU memory is built from DRAM dies of binary capacity (8, 16, 24 Gbit)

@@ -80,7 +80,7 @@ TEST(fp8_ratio_against_measurement)
  * 1536 x 8960, each forward, data and weight gradient (3x); the LM head
  * 4096 x 151936 x 1536, 3x. 6 x 4,096 x 1,543.6M = 37.94 TFLOP, so the
  * bound is 130.3 TFLOP/s, 0.789 of the 165.2 peak. Until round 51
- * (ada.gemm16 0.6171) hetplan took 302 ms here. */
+ * (ada.gemm16 0.6171) hetplan's modelled GEMM time here was 302 ms. */
 TEST(rtx4090_gemms_under_measured_micro_step)
 {
 	const struct gpu_spec *g = catalog_gpu(&cat, "RTX-4090");
